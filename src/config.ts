@@ -1,0 +1,113 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The environment, parsed once at start-up into a typed, frozen object. Nothing below the entry
+ * point reads `process.env`: it gets what it needs from here. A bad value stops start-up with a
+ * message naming the variable.
+ */
+
+const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+
+const port = z.coerce.number().int().min(0).max(65535);
+const positiveInt = z.coerce.number().int().positive();
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: port.default(3000),
+  HOST: z.string().min(1).default('127.0.0.1'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
+  /** Unset: the embedded SQLite store in PETSTORE_DATA_DIR. `kurrentdb://…` or `esdb://…`: KurrentDB. */
+  EVENT_STORE_URL: z
+    .string()
+    .regex(/^(kurrentdb|kdb|esdb|esdb\+discover|kurrentdb\+discover|kdb\+discover):\/\//, {
+      message: 'must be a kurrentdb:// or esdb:// connection string',
+    })
+    .optional(),
+  /** Largest accepted request body, in bytes. */
+  BODY_LIMIT_BYTES: positiveInt.max(10 * 1024 * 1024).default(16 * 1024),
+  /** How many pet ids one process reserves from the shared id stream at a time. */
+  PET_ID_BLOCK_SIZE: positiveInt.max(1_000_000).default(1000),
+  /** How long an Idempotency-Key is remembered. */
+  IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
+  /** How often the read model snapshot is written, in events applied since the last one. */
+  SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' }).optional(),
+  /** Seconds a key stays banned after it keeps sending past its limit. */
+  RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
+  /** Trust X-Forwarded-For from a proxy in front (for per-address limits). */
+  TRUST_PROXY: booleanFlag.default(false),
+  KAFKA_BROKERS: z.string().min(1).optional(),
+  KAFKA_TOPIC: z.string().regex(/^[a-zA-Z0-9._-]{1,249}$/).default('petstore.events'),
+  KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
+  /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */
+  KAFKA_FORWARDER: booleanFlag.default(false),
+  /** Unset: on outside production. */
+  GRAPHQL_INTROSPECTION: booleanFlag.optional(),
+  GRAPHQL_GRAPHIQL: booleanFlag.optional(),
+});
+
+export type Config = Readonly<{
+  nodeEnv: 'development' | 'production' | 'test';
+  port: number;
+  host: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  dataDir: string;
+  eventStoreUrl: string | undefined;
+  bodyLimitBytes: number;
+  petIdBlockSize: number;
+  idempotencyKeyTtlMs: number;
+  snapshotEveryEvents: number;
+  redisUrl: string | undefined;
+  rateLimitBanSeconds: number;
+  trustProxy: boolean;
+  kafka: Readonly<{ brokers: readonly string[]; topic: string; clientId: string; inProcessForwarder: boolean }>;
+  graphql: Readonly<{ introspection: boolean; graphiql: boolean }>;
+}>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '');
+      return `  ${name}=${JSON.stringify(env[name] ?? '')}: ${issue.message}`;
+    });
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const production = e.NODE_ENV === 'production';
+  return Object.freeze({
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    logLevel: e.LOG_LEVEL,
+    dataDir: path.resolve(e.PETSTORE_DATA_DIR),
+    eventStoreUrl: e.EVENT_STORE_URL,
+    bodyLimitBytes: e.BODY_LIMIT_BYTES,
+    petIdBlockSize: e.PET_ID_BLOCK_SIZE,
+    idempotencyKeyTtlMs: e.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000,
+    snapshotEveryEvents: e.SNAPSHOT_EVERY_EVENTS,
+    redisUrl: e.REDIS_URL,
+    rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
+    trustProxy: e.TRUST_PROXY,
+    kafka: Object.freeze({
+      brokers: Object.freeze((e.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean)),
+      topic: e.KAFKA_TOPIC,
+      clientId: e.KAFKA_CLIENT_ID,
+      inProcessForwarder: e.KAFKA_FORWARDER,
+    }),
+    graphql: Object.freeze({
+      introspection: e.GRAPHQL_INTROSPECTION ?? !production,
+      graphiql: e.GRAPHQL_GRAPHIQL ?? !production,
+    }),
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * The event store port. Adapters: `sqlite.ts` (embedded default) and `kurrentdb.ts` (production).
+ * `test/eventstore/conformance.ts` states this contract as tests; every adapter must pass it.
+ *
+ * Revisions count the events of one stream from 0. Positions order all events of the store; they
+ * only grow, but need not be contiguous (KurrentDB's commit positions are not). Both are bigint end
+ * to end; in JSON they travel as decimal strings.
+ */
+
+export type EventMetadata = {
+  /** Unique per event; consumers deduplicate by it. */
+  readonly eventId: string;
+  /** ISO-8601 time at which the command that produced the event was decided. */
+  readonly occurredAt: string;
+  readonly correlationId: string;
+  readonly schemaVersion: number;
+  /** The API key that acted, once authentication exists; absent for CLI and system actions. */
+  readonly apiKeyId?: string;
+  readonly [key: string]: unknown;
+};
+
+export type NewEvent = {
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly metadata: EventMetadata;
+};
+
+export type RecordedEvent = NewEvent & {
+  readonly streamName: string;
+  readonly revision: bigint;
+  readonly position: bigint;
+};
+
+/**
+ * `'any'`: no check. `'no_stream'`: the stream must not exist yet. `'stream_exists'`: it must.
+ * A bigint: the revision of the stream's last event must be exactly this.
+ */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+export type AppendResult = {
+  /** Revision of the last event written; pass it as the next expected revision. */
+  readonly nextExpectedRevision: bigint;
+  /** Position of the last event written; wait for a projection to reach it for read-your-writes. */
+  readonly position: bigint;
+};
+
+export type ReadAllOptions = {
+  /** Read events whose position is greater than this; from the start when absent. */
+  readonly after?: bigint;
+  readonly maxCount?: number;
+};
+
+export type ReadStreamOptions = {
+  /** First revision to read, inclusive; 0 when absent. */
+  readonly fromRevision?: bigint;
+  readonly maxCount?: number;
+};
+
+/** A live feed of every event after a position, in position order. Closing it ends the iteration. */
+export interface Subscription extends AsyncIterable<RecordedEvent> {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /**
+   * Appends atomically, all events or none. Resolves only once the events are durable.
+   * Rejects with `WrongExpectedRevisionError` when `expectedRevision` does not hold.
+   */
+  appendToStream(
+    streamName: string,
+    events: readonly NewEvent[],
+    options?: { readonly expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
+  /** The events of one stream in revision order; empty when the stream does not exist. */
+  readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
+  /** Every event in position order, from the start or after a position. */
+  readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
+  /** Catch-up, then live: every event after `after` (from the start when absent). */
+  subscribeToAll(options?: { readonly after?: bigint }): Subscription;
+  /** Position of the last event in the store, or undefined for an empty store. */
+  headPosition(): Promise<bigint | undefined>;
+  close(): Promise<void>;
+}
+
+export class WrongExpectedRevisionError extends Error {
+  readonly streamName: string;
+  readonly expected: ExpectedRevision;
+  /** The stream's actual last revision, or `'no_stream'`. */
+  readonly actual: bigint | 'no_stream';
+
+  constructor(streamName: string, expected: ExpectedRevision, actual: bigint | 'no_stream') {
+    super(`Stream ${streamName}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+    this.streamName = streamName;
+    this.expected = expected;
+    this.actual = actual;
+  }
+}
