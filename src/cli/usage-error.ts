@@ -1,0 +1,7 @@
+/** A mistake in the command line: printed without a stack trace, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
