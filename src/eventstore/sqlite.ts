@@ -1,0 +1,264 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import {
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type Subscription,
+  WrongExpectedRevisionError,
+} from './port.ts';
+import { liveSubscription } from './live-subscription.ts';
+
+/**
+ * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so a commit
+ * returns only after the WAL is fsynced. Appends that arrive while a commit is being prepared are
+ * grouped into one transaction (group commit): one fsync acknowledges all of them, which is what
+ * makes durable writes fast. A failing expected-revision check rejects only its own append.
+ *
+ * Several processes may share the file: SQLite serialises their transactions, and subscribers
+ * poll for events written by other processes (in-process appends wake them at once).
+ */
+
+export type SqliteEventStoreOptions = {
+  readonly file: string;
+  /** How often subscriptions look for events written by other processes. */
+  readonly pollIntervalMs?: number;
+  /** Events read per query when reading or catching up. */
+  readonly readBatchSize?: number;
+};
+
+type PendingAppend = {
+  readonly streamName: string;
+  readonly events: readonly NewEvent[];
+  readonly expectedRevision: ExpectedRevision;
+  readonly resolve: (result: AppendResult) => void;
+  readonly reject: (error: unknown) => void;
+};
+
+type Row = [position: number, stream: string, revision: number, type: string, data: string, metadata: string];
+
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS events (
+    position INTEGER PRIMARY KEY AUTOINCREMENT,
+    stream   TEXT    NOT NULL,
+    revision INTEGER NOT NULL,
+    type     TEXT    NOT NULL,
+    data     TEXT    NOT NULL,
+    metadata TEXT    NOT NULL,
+    UNIQUE (stream, revision)
+  ) STRICT;
+`;
+
+export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
+  mkdirSync(path.dirname(options.file), { recursive: true });
+  const db = new DatabaseSync(options.file);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = FULL');
+  db.exec('PRAGMA busy_timeout = 10000');
+  db.exec(SCHEMA);
+  return new SqliteEventStore(db, options.pollIntervalMs ?? 100, options.readBatchSize ?? 10_000);
+}
+
+class SqliteEventStore implements EventStore {
+  readonly #db: DatabaseSync;
+  readonly #pollIntervalMs: number;
+  readonly #batchSize: number;
+  readonly #streamHead: StatementSync;
+  readonly #insert: StatementSync;
+  readonly #readAll: StatementSync;
+  readonly #readStream: StatementSync;
+  readonly #head: StatementSync;
+  readonly #listeners = new Set<() => void>();
+  #queue: PendingAppend[] = [];
+  #flushScheduled = false;
+  #closed = false;
+
+  constructor(db: DatabaseSync, pollIntervalMs: number, batchSize: number) {
+    this.#db = db;
+    this.#pollIntervalMs = pollIntervalMs;
+    this.#batchSize = batchSize;
+    this.#streamHead = db.prepare('SELECT MAX(revision) FROM events WHERE stream = ?');
+    this.#streamHead.setReturnArrays(true);
+    this.#insert = db.prepare(
+      'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?) RETURNING position',
+    );
+    this.#insert.setReturnArrays(true);
+    this.#readAll = db.prepare(
+      'SELECT position, stream, revision, type, data, metadata FROM events WHERE position > ? ORDER BY position LIMIT ?',
+    );
+    this.#readAll.setReturnArrays(true);
+    this.#readStream = db.prepare(
+      'SELECT position, stream, revision, type, data, metadata FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
+    );
+    this.#readStream.setReturnArrays(true);
+    this.#head = db.prepare('SELECT MAX(position) FROM events');
+    this.#head.setReturnArrays(true);
+  }
+
+  appendToStream(
+    streamName: string,
+    events: readonly NewEvent[],
+    options: { readonly expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    if (this.#closed) return Promise.reject(new Error('The event store is closed.'));
+    if (events.length === 0) return Promise.reject(new Error('appendToStream needs at least one event.'));
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ streamName, events, expectedRevision: options.expectedRevision ?? 'any', resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Commits every queued append in one transaction: one fsync for the whole group. */
+  #flush(): void {
+    this.#flushScheduled = false;
+    const batch = this.#queue;
+    this.#queue = [];
+    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    try {
+      this.#db.exec('BEGIN IMMEDIATE');
+      for (const append of batch) outcomes.push(this.#tryAppend(append));
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    batch.forEach((append, i) => {
+      const outcome = outcomes[i]!;
+      if (outcome.ok) append.resolve(outcome.result);
+      else append.reject(outcome.error);
+    });
+    for (const notify of this.#listeners) notify();
+  }
+
+  #tryAppend(append: PendingAppend): { ok: true; result: AppendResult } | { ok: false; error: unknown } {
+    const current = this.#currentRevision(append.streamName);
+    const conflict = checkExpectedRevision(append.streamName, append.expectedRevision, current);
+    if (conflict) return { ok: false, error: conflict };
+    let revision = current === 'no_stream' ? -1 : Number(current);
+    let position = 0;
+    for (const event of append.events) {
+      revision += 1;
+      const [inserted] = this.#insert.get(
+        append.streamName,
+        revision,
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      ) as unknown as [number];
+      position = inserted;
+    }
+    return { ok: true, result: { nextExpectedRevision: BigInt(revision), position: BigInt(position) } };
+  }
+
+  #currentRevision(streamName: string): bigint | 'no_stream' {
+    const [max] = this.#streamHead.get(streamName) as unknown as [number | null];
+    return max === null ? 'no_stream' : BigInt(max);
+  }
+
+  async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const from = Number(options.fromRevision ?? 0n);
+    const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
+    const rows = this.#readStream.all(streamName, from, max) as unknown as Row[];
+    return rows.map(toRecordedEvent);
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncGenerator<RecordedEvent> {
+    let after = options.after ?? 0n;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    while (remaining > 0) {
+      const batch = this.#readBatch(after, Math.min(this.#batchSize, remaining));
+      if (batch.length === 0) return;
+      for (const event of batch) yield event;
+      remaining -= batch.length;
+      after = batch[batch.length - 1]!.position;
+    }
+  }
+
+  #readBatch(after: bigint, limit: number): RecordedEvent[] {
+    if (this.#closed) return [];
+    const rows = this.#readAll.all(Number(after), limit) as unknown as Row[];
+    return rows.map(toRecordedEvent);
+  }
+
+  subscribeToAll(options: { readonly after?: bigint } = {}): Subscription {
+    return liveSubscription({
+      after: options.after ?? 0n,
+      readBatch: (after) => this.#readBatch(after, this.#batchSize),
+      onAppend: (notify) => {
+        this.#listeners.add(notify);
+        return () => this.#listeners.delete(notify);
+      },
+      pollIntervalMs: this.#pollIntervalMs,
+    });
+  }
+
+  async headPosition(): Promise<bigint | undefined> {
+    const [max] = this.#head.get() as unknown as [number | null];
+    return max === null ? undefined : BigInt(max);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    // Let appends already queued commit before the file closes.
+    if (this.#queue.length > 0) this.#flush();
+    this.#closed = true;
+    for (const notify of this.#listeners) notify();
+    this.#db.close();
+  }
+}
+
+export function checkExpectedRevision(
+  streamName: string,
+  expected: ExpectedRevision,
+  current: bigint | 'no_stream',
+): WrongExpectedRevisionError | undefined {
+  const holds =
+    expected === 'any' ||
+    (expected === 'no_stream' && current === 'no_stream') ||
+    (expected === 'stream_exists' && current !== 'no_stream') ||
+    (typeof expected === 'bigint' && current === expected);
+  return holds ? undefined : new WrongExpectedRevisionError(streamName, expected, current);
+}
+
+/** Metadata is parsed on first use: projections replaying millions of events rarely need it. */
+class SqliteRecordedEvent implements RecordedEvent {
+  readonly position: bigint;
+  readonly streamName: string;
+  readonly revision: bigint;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly #rawMetadata: string;
+  #metadata: EventMetadata | undefined;
+
+  constructor(row: Row) {
+    this.position = BigInt(row[0]);
+    this.streamName = row[1];
+    this.revision = BigInt(row[2]);
+    this.type = row[3];
+    this.data = JSON.parse(row[4]) as Record<string, unknown>;
+    this.#rawMetadata = row[5];
+  }
+
+  get metadata(): EventMetadata {
+    this.#metadata ??= JSON.parse(this.#rawMetadata) as EventMetadata;
+    return this.#metadata;
+  }
+
+  toJSON(): object {
+    return { ...this, metadata: this.metadata };
+  }
+}
+
+function toRecordedEvent(row: Row): RecordedEvent {
+  return new SqliteRecordedEvent(row);
+}

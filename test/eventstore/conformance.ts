@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+  WrongExpectedRevisionError,
+} from '../../src/eventstore/port.ts';
+
+/**
+ * The contract of the event store port, for every adapter. A store may be shared with other
+ * tests (KurrentDB), so each test uses its own random streams and reads all events after the
+ * head it saw first.
+ */
+export function describeEventStoreConformance(adapterName: string, open: () => Promise<EventStore>): void {
+  describe(`EventStore conformance: ${adapterName}`, () => {
+    let store: EventStore;
+    beforeAll(async () => {
+      store = await open();
+    });
+    afterAll(async () => {
+      await store?.close();
+    });
+
+    const stream = () => `conformance-${randomUUID()}`;
+
+    it('appends the first event of a stream at revision 0', async () => {
+      const result = await store.appendToStream(stream(), [event('A')], { expectedRevision: 'no_stream' });
+      expect(result.nextExpectedRevision).toBe(0n);
+      expect(typeof result.position).toBe('bigint');
+    });
+
+    it('reads a stream back in revision order with type, data and metadata intact', async () => {
+      const name = stream();
+      const written = [event('A', { n: 1 }), event('B', { n: 2, text: 'ünïcödé "quoted"' })];
+      await store.appendToStream(name, written);
+      const read = await store.readStream(name);
+      expect(read.map((e) => [e.streamName, e.revision, e.type, e.data, e.metadata])).toEqual([
+        [name, 0n, 'A', { n: 1 }, written[0]!.metadata],
+        [name, 1n, 'B', { n: 2, text: 'ünïcödé "quoted"' }, written[1]!.metadata],
+      ]);
+    });
+
+    it('reads a stream from a revision', async () => {
+      const name = stream();
+      await store.appendToStream(name, [event('A'), event('B'), event('C')]);
+      const read = await store.readStream(name, { fromRevision: 1n });
+      expect(read.map((e) => e.type)).toEqual(['B', 'C']);
+    });
+
+    it('reads an unknown stream as empty', async () => {
+      expect(await store.readStream(stream())).toEqual([]);
+    });
+
+    it('appends when the expected revision is the stream’s last revision', async () => {
+      const name = stream();
+      const first = await store.appendToStream(name, [event('A')]);
+      const second = await store.appendToStream(name, [event('B'), event('C')], {
+        expectedRevision: first.nextExpectedRevision,
+      });
+      expect(second.nextExpectedRevision).toBe(2n);
+      expect(second.position > first.position).toBe(true);
+    });
+
+    it('rejects a stale expected revision with the stream’s actual revision and writes nothing', async () => {
+      const name = stream();
+      await store.appendToStream(name, [event('A'), event('B')]);
+      const error = await store.appendToStream(name, [event('C')], { expectedRevision: 0n }).catch((e) => e);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ streamName: name, expected: 0n, actual: 1n });
+      expect((await store.readStream(name)).map((e) => e.type)).toEqual(['A', 'B']);
+    });
+
+    it('rejects no_stream when the stream exists', async () => {
+      const name = stream();
+      await store.appendToStream(name, [event('A')]);
+      const error = await store.appendToStream(name, [event('B')], { expectedRevision: 'no_stream' }).catch((e) => e);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ actual: 0n });
+    });
+
+    it('rejects a revision for a stream that does not exist, reporting no_stream', async () => {
+      const error = await store.appendToStream(stream(), [event('A')], { expectedRevision: 3n }).catch((e) => e);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+      expect(error).toMatchObject({ actual: 'no_stream' });
+    });
+
+    it('rejects stream_exists when the stream does not exist', async () => {
+      const error = await store
+        .appendToStream(stream(), [event('A')], { expectedRevision: 'stream_exists' })
+        .catch((e) => e);
+      expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+    });
+
+    it('accepts stream_exists when the stream exists', async () => {
+      const name = stream();
+      await store.appendToStream(name, [event('A')]);
+      const result = await store.appendToStream(name, [event('B')], { expectedRevision: 'stream_exists' });
+      expect(result.nextExpectedRevision).toBe(1n);
+    });
+
+    it('lets exactly one of many concurrent appends with the same expected revision win', async () => {
+      const name = stream();
+      await store.appendToStream(name, [event('A')]);
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => store.appendToStream(name, [event(`B${i}`)], { expectedRevision: 0n })),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      const failures = attempts.filter((a) => a.status === 'rejected');
+      expect(failures.every((f) => f.reason instanceof WrongExpectedRevisionError)).toBe(true);
+      expect(await store.readStream(name)).toHaveLength(2);
+    });
+
+    it('reads all events after a position in position order', async () => {
+      const head = await store.headPosition();
+      const [a, b] = [stream(), stream()];
+      await store.appendToStream(a, [event('A1')]);
+      await store.appendToStream(b, [event('B1')]);
+      await store.appendToStream(a, [event('A2')]);
+      const read = await collect(store.readAll(head === undefined ? {} : { after: head }), (e) =>
+        [a, b].includes(e.streamName),
+      );
+      expect(read.map((e) => e.type)).toEqual(['A1', 'B1', 'A2']);
+      expect(isIncreasing(read.map((e) => e.position))).toBe(true);
+    });
+
+    it('reports the position of the last event as the head', async () => {
+      const result = await store.appendToStream(stream(), [event('A')]);
+      expect(await store.headPosition()).toBe(result.position);
+    });
+
+    it('gives every event of one append consecutive revisions and increasing positions', async () => {
+      const name = stream();
+      const head = await store.headPosition();
+      await store.appendToStream(name, [event('A'), event('B'), event('C')]);
+      const read = await collect(store.readAll(head === undefined ? {} : { after: head }), (e) => e.streamName === name);
+      expect(read.map((e) => e.revision)).toEqual([0n, 1n, 2n]);
+      expect(isIncreasing(read.map((e) => e.position))).toBe(true);
+    });
+
+    it('subscribes: catches up on past events, then delivers new ones live, in order', async () => {
+      const name = stream();
+      const head = await store.headPosition();
+      await store.appendToStream(name, [event('past')]);
+      const subscription = store.subscribeToAll(head === undefined ? {} : { after: head });
+      const received: RecordedEvent[] = [];
+      const done = (async () => {
+        for await (const e of subscription) {
+          if (e.streamName !== name) continue;
+          received.push(e);
+          if (received.length === 3) break;
+        }
+      })();
+      await store.appendToStream(name, [event('live1')]);
+      await store.appendToStream(name, [event('live2')]);
+      await withTimeout(done, 10_000);
+      await subscription.close();
+      expect(received.map((e) => e.type)).toEqual(['past', 'live1', 'live2']);
+    });
+
+    it('subscribes after a position and skips everything up to it', async () => {
+      const name = stream();
+      const first = await store.appendToStream(name, [event('before')]);
+      const subscription = store.subscribeToAll({ after: first.position });
+      await store.appendToStream(name, [event('after')]);
+      let seen: RecordedEvent | undefined;
+      for await (const e of subscription) {
+        if (e.streamName === name) {
+          seen = e;
+          break;
+        }
+      }
+      await subscription.close();
+      expect(seen?.type).toBe('after');
+    });
+
+    it('ends a subscription’s iteration when it is closed', async () => {
+      const head = await store.headPosition();
+      const subscription = store.subscribeToAll(head === undefined ? {} : { after: head });
+      const iteration = (async () => {
+        for await (const _ of subscription) {
+          // drain
+        }
+        return 'ended';
+      })();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await subscription.close();
+      expect(await withTimeout(iteration, 5_000)).toBe('ended');
+    });
+  });
+}
+
+function event(type: string, data: Record<string, unknown> = {}): NewEvent {
+  return {
+    type,
+    data,
+    metadata: {
+      eventId: randomUUID(),
+      occurredAt: '2026-01-02T03:04:05.000Z',
+      correlationId: randomUUID(),
+      schemaVersion: 1,
+    },
+  };
+}
+
+async function collect(
+  events: AsyncIterable<RecordedEvent>,
+  keep: (event: RecordedEvent) => boolean,
+): Promise<RecordedEvent[]> {
+  const kept: RecordedEvent[] = [];
+  for await (const e of events) if (keep(e)) kept.push(e);
+  return kept;
+}
+
+function isIncreasing(values: bigint[]): boolean {
+  return values.every((value, i) => i === 0 || value > values[i - 1]!);
+}
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([
+    promise,
+    new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)),
+  ]);
+}
