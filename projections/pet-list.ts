@@ -1,0 +1,95 @@
+import { PET_STATUSES, type Pet, type PetStatus } from '../src/domain/pets.ts';
+import type { ProjectedEvent, Projection } from './projection.ts';
+
+/**
+ * The pet-list read model: every pet by id, and ids in ascending order, overall and per status,
+ * so that a page is a binary search plus a slice.
+ */
+export type PetListState = {
+  readonly byId: Map<number, Pet>;
+  readonly ids: number[];
+  readonly idsByStatus: Record<PetStatus, number[]>;
+};
+
+/** Columnar, so that a million pets serialise and parse quickly. Status is an index into PET_STATUSES, or -1. */
+type PetListSnapshot = { ids: number[]; names: string[]; categoryIds: number[]; statuses: number[] };
+
+export const petListProjection: Projection<PetListState> = {
+  name: 'pet-list',
+  version: 1,
+  initialState,
+  evolve(state: PetListState, event: ProjectedEvent): PetListState {
+    if (event.type !== 'PetCreated') return state;
+    addPet(state, petFromEvent(event.data));
+    return state;
+  },
+  toSnapshot(state: PetListState): PetListSnapshot {
+    const snapshot: PetListSnapshot = { ids: [], names: [], categoryIds: [], statuses: [] };
+    for (const id of state.ids) {
+      const pet = state.byId.get(id)!;
+      snapshot.ids.push(pet.id);
+      snapshot.names.push(pet.name);
+      snapshot.categoryIds.push(pet.categoryId);
+      snapshot.statuses.push(pet.status === undefined ? -1 : PET_STATUSES.indexOf(pet.status));
+    }
+    return snapshot;
+  },
+  fromSnapshot(raw: unknown): PetListState {
+    const snapshot = raw as PetListSnapshot;
+    const state = initialState();
+    for (let i = 0; i < snapshot.ids.length; i++) {
+      const status = PET_STATUSES[snapshot.statuses[i]!];
+      const pet: Pet = { id: snapshot.ids[i]!, name: snapshot.names[i]!, categoryId: snapshot.categoryIds[i]! };
+      addPet(state, status === undefined ? pet : { ...pet, status });
+    }
+    return state;
+  },
+};
+
+function initialState(): PetListState {
+  return { byId: new Map(), ids: [], idsByStatus: { available: [], pending: [], sold: [] } };
+}
+
+function petFromEvent(data: Readonly<Record<string, unknown>>): Pet {
+  const pet = { id: data.id as number, name: data.name as string, categoryId: data.categoryId as number };
+  return data.status === undefined ? pet : { ...pet, status: data.status as PetStatus };
+}
+
+function addPet(state: PetListState, pet: Pet): void {
+  if (state.byId.has(pet.id)) return;
+  state.byId.set(pet.id, pet);
+  insertSorted(state.ids, pet.id);
+  if (pet.status !== undefined) insertSorted(state.idsByStatus[pet.status], pet.id);
+}
+
+/** Ids mostly arrive in ascending order (one process, one block), so this is almost always a push. */
+function insertSorted(ids: number[], id: number): void {
+  if (ids.length === 0 || ids[ids.length - 1]! < id) {
+    ids.push(id);
+    return;
+  }
+  ids.splice(firstIndexAfter(ids, id - 1), 0, id);
+}
+
+/** Index of the first id greater than `after`, by binary search. */
+export function firstIndexAfter(ids: readonly number[], after: number): number {
+  let low = 0;
+  let high = ids.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (ids[mid]! <= after) low = mid + 1;
+    else high = mid;
+  }
+  return low;
+}
+
+/** Pets in ascending id order after `after`, at most `limit`; `hasMore` tells whether a next page exists. */
+export function pagePets(
+  state: PetListState,
+  query: { readonly status?: PetStatus; readonly after?: number; readonly limit: number },
+): { pets: Pet[]; hasMore: boolean } {
+  const ids = query.status === undefined ? state.ids : state.idsByStatus[query.status];
+  const start = query.after === undefined ? 0 : firstIndexAfter(ids, query.after);
+  const pageIds = ids.slice(start, start + query.limit);
+  return { pets: pageIds.map((id) => state.byId.get(id)!), hasMore: start + query.limit < ids.length };
+}

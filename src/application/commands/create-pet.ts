@@ -1,0 +1,131 @@
+import {
+  claimIdempotencyKey,
+  decideIdempotencyClaim,
+  type IdempotencyClaim,
+  idempotencyStreamName,
+  MAX_IDEMPOTENCY_KEY_LENGTH,
+  requestHash,
+} from '../../domain/idempotency.ts';
+import { decideCreatePet, type NewPet, type Pet, PET_CREATED_SCHEMA_VERSION, petStreamName, validateNewPet } from '../../domain/pets.ts';
+import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../../errors.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../../eventstore/port.ts';
+import type { Clock, RequestContext } from '../context.ts';
+import { newEventMetadata } from '../event-metadata.ts';
+import type { PetReadModel } from '../read-model.ts';
+
+export type CreatePetOptions = {
+  /** A client-chosen key that makes retries of this request create at most one pet. */
+  readonly idempotencyKey?: string;
+};
+
+export type CreatePetResult = {
+  readonly pet: Pet;
+  /** True when the pet was created by an earlier request with the same idempotency key. */
+  readonly replayed: boolean;
+};
+
+export type CreatePetDependencies = {
+  readonly store: EventStore;
+  readonly nextPetId: () => Promise<number>;
+  readonly readModel: PetReadModel;
+  readonly clock: Clock;
+  readonly idempotencyKeyTtlMs: number;
+};
+
+const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
+
+/**
+ * Creates a pet: validate, decide `PetCreated`, append it durably, and return once this process's
+ * read model includes it (read-your-writes).
+ */
+export function createPetCommand(deps: CreatePetDependencies) {
+  return async function createPet(
+    input: unknown,
+    context: RequestContext,
+    options: CreatePetOptions = {},
+  ): Promise<CreatePetResult> {
+    const newPet = validateNewPet(input);
+    if (options.idempotencyKey === undefined) {
+      return { pet: await appendPet(deps, await deps.nextPetId(), newPet, context), replayed: false };
+    }
+    return createIdempotently(deps, newPet, context, validateIdempotencyKey(options.idempotencyKey));
+  };
+}
+
+function validateIdempotencyKey(key: string): string {
+  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
+    throw new ValidationError(
+      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters.`,
+      'Idempotency-Key',
+    );
+  }
+  return key;
+}
+
+async function createIdempotently(
+  deps: CreatePetDependencies,
+  newPet: NewPet,
+  context: RequestContext,
+  key: string,
+): Promise<CreatePetResult> {
+  const stream = idempotencyStreamName(context.apiKeyId ?? 'anonymous', key);
+  const hash = requestHash(newPet);
+  for (;;) {
+    const last = (await deps.store.readStream(stream)).at(-1);
+    const decision = decideIdempotencyClaim(last?.data as IdempotencyClaim | undefined, hash, deps.clock.now());
+    switch (decision.kind) {
+      case 'key_reused':
+        throw new IdempotencyKeyReusedError();
+      case 'replay':
+        return { pet: await ensurePetCreated(deps, decision.petId, newPet, context), replayed: true };
+      case 'claimable': {
+        const id = await deps.nextPetId();
+        const claim = claimIdempotencyKey(id, hash, deps.clock.now(), deps.idempotencyKeyTtlMs);
+        try {
+          await deps.store.appendToStream(stream, [{ ...claim, metadata: newEventMetadata(deps.clock, context) }], {
+            expectedRevision: last?.revision ?? 'no_stream',
+          });
+        } catch (error) {
+          if (error instanceof WrongExpectedRevisionError) continue; // a concurrent request claimed it first
+          throw error;
+        }
+        return { pet: await ensurePetCreated(deps, id, newPet, context), replayed: false };
+      }
+      default:
+        return assertUnreachable(decision);
+    }
+  }
+}
+
+/**
+ * Creates the pet a claim promised unless it exists already: the claiming request may still be
+ * in flight, or may have died between its claim and its pet.
+ */
+async function ensurePetCreated(
+  deps: CreatePetDependencies,
+  id: number,
+  newPet: NewPet,
+  context: RequestContext,
+): Promise<Pet> {
+  const known = deps.readModel.getPet(id);
+  if (known !== undefined) return known;
+  try {
+    return await appendPet(deps, id, newPet, context);
+  } catch (error) {
+    if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    const [created] = await deps.store.readStream(petStreamName(id));
+    await deps.readModel.waitFor(created!.position);
+    return deps.readModel.getPet(id)!;
+  }
+}
+
+async function appendPet(deps: CreatePetDependencies, id: number, newPet: NewPet, context: RequestContext): Promise<Pet> {
+  const event = decideCreatePet({ type: 'CreatePet', data: newPet }, id);
+  const result = await deps.store.appendToStream(
+    petStreamName(id),
+    [{ ...event, metadata: newEventMetadata(deps.clock, context, PET_CREATED_SCHEMA_VERSION) }],
+    { expectedRevision: 'no_stream' },
+  );
+  await deps.readModel.waitFor(result.position);
+  return event.data;
+}

@@ -1,0 +1,10 @@
+/** Who asks, for the event metadata and logs. Adapters build it from the request. */
+export type RequestContext = {
+  readonly correlationId: string;
+  /** The authenticated API key's id; absent for system actions. */
+  readonly apiKeyId?: string;
+};
+
+/** Time and randomness come in from outside, so that tests can fix them. */
+export type Clock = { now(): Date };
+export const systemClock: Clock = { now: () => new Date() };

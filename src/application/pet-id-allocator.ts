@@ -1,0 +1,70 @@
+import {
+  decideReserveBlock,
+  lastReservedId,
+  PET_IDS_STREAM,
+  type PetIdBlock,
+} from '../domain/pet-ids.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port.ts';
+import { newEventMetadata } from './event-metadata.ts';
+import type { Clock } from './context.ts';
+
+/**
+ * Hands out pet ids from blocks reserved in the shared `pet-ids` stream (see domain/pet-ids.ts).
+ * Reservations are serialised within the process; across processes the stream's expected revision
+ * decides who gets a block.
+ */
+export class PetIdAllocator {
+  readonly #store: EventStore;
+  readonly #blockSize: number;
+  readonly #clock: Clock;
+  #block: PetIdBlock | undefined;
+  #next = 0;
+  #reserving: Promise<void> | undefined;
+  /** What this process knows of the stream: its last revision and the last id reserved in it. */
+  #known: { revision: bigint | undefined; lastReserved: number } = { revision: undefined, lastReserved: 0 };
+
+  constructor(store: EventStore, blockSize: number, clock: Clock) {
+    this.#store = store;
+    this.#blockSize = blockSize;
+    this.#clock = clock;
+  }
+
+  async nextId(): Promise<number> {
+    while (this.#block === undefined || this.#next > this.#block.last) {
+      this.#reserving ??= this.#reserveBlock().finally(() => (this.#reserving = undefined));
+      await this.#reserving;
+    }
+    return this.#next++;
+  }
+
+  async #reserveBlock(): Promise<void> {
+    for (;;) {
+      await this.#catchUp();
+      const event = decideReserveBlock(this.#known.lastReserved, this.#blockSize);
+      try {
+        const result = await this.#store.appendToStream(
+          PET_IDS_STREAM,
+          [{ ...event, metadata: newEventMetadata(this.#clock, { correlationId: 'pet-id-allocator' }) }],
+          { expectedRevision: this.#known.revision ?? 'no_stream' },
+        );
+        this.#known = { revision: result.nextExpectedRevision, lastReserved: event.data.last };
+        this.#block = event.data;
+        this.#next = event.data.first;
+        return;
+      } catch (error) {
+        if (!(error instanceof WrongExpectedRevisionError)) throw error;
+        // Another process reserved that block first: read its reservation and take the next one.
+      }
+    }
+  }
+
+  async #catchUp(): Promise<void> {
+    const from = this.#known.revision === undefined ? 0n : this.#known.revision + 1n;
+    const events = await this.#store.readStream(PET_IDS_STREAM, { fromRevision: from });
+    if (events.length === 0) return;
+    this.#known = {
+      revision: events[events.length - 1]!.revision,
+      lastReserved: Math.max(this.#known.lastReserved, lastReservedId(events)),
+    };
+  }
+}

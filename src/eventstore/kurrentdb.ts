@@ -1,0 +1,155 @@
+import {
+  BACKWARDS,
+  END,
+  KurrentDBClient,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+} from '@kurrent/kurrentdb-client';
+import type {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  ReadAllOptions,
+  ReadStreamOptions,
+  RecordedEvent,
+  Subscription,
+} from './port.ts';
+import { packPosition, unpackPosition } from './kurrentdb-position.ts';
+import { positionOf, toEventData, toRecordedEvent, toStreamState, toWrongExpectedRevision } from './kurrentdb-mapping.ts';
+import { resubscribingSubscription, type SubscriptionLog } from './kurrentdb-subscription.ts';
+
+/**
+ * The production event store: KurrentDB (formerly EventStoreDB), over gRPC with
+ * `@kurrent/kurrentdb-client`. Positions are packed (commit, prepare) pairs, see
+ * `kurrentdb-position.ts`. System events (`$`-prefixed types) are never returned.
+ *
+ * Reads that serve read-your-writes go to the leader (`requiresLeader`): a follower may not have
+ * the write yet. `readAll`, used for audits and rebuilds, may be served by any node.
+ *
+ * Events read with `readStream` carry position -1n when the server does not report a log
+ * position for stream reads (it reads them from its index); `readAll` and subscriptions always
+ * carry the exact position.
+ */
+
+export type KurrentDbEventStoreOptions = {
+  /** `kurrentdb://…` or `esdb://…` connection string. */
+  readonly connectionString: string;
+  readonly log?: SubscriptionLog;
+  /** First delay before resubscribing after a dropped subscription; doubles up to 5 s. */
+  readonly resubscribeDelayMs?: number;
+};
+
+const UNKNOWN_POSITION = -1n;
+const silent: SubscriptionLog = { warn: () => {} };
+
+export function openKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
+  const client = KurrentDBClient.connectionString(options.connectionString);
+  return new KurrentDbEventStore(client, options.log ?? silent, options.resubscribeDelayMs ?? 100);
+}
+
+class KurrentDbEventStore implements EventStore {
+  readonly #client: KurrentDBClient;
+  readonly #log: SubscriptionLog;
+  readonly #resubscribeDelayMs: number;
+  readonly #subscriptions = new Set<Subscription>();
+
+  constructor(client: KurrentDBClient, log: SubscriptionLog, resubscribeDelayMs: number) {
+    this.#client = client;
+    this.#log = log;
+    this.#resubscribeDelayMs = resubscribeDelayMs;
+  }
+
+  async appendToStream(
+    streamName: string,
+    events: readonly NewEvent[],
+    options: { readonly expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('appendToStream needs at least one event.');
+    const expected = options.expectedRevision ?? 'any';
+    try {
+      const result = await this.#client.appendToStream(streamName, events.map(toEventData), {
+        streamState: toStreamState(expected),
+      });
+      if (result.position === undefined) throw new Error(`KurrentDB returned no position for ${streamName}.`);
+      return { nextExpectedRevision: result.nextExpectedRevision, position: packPosition(result.position) };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) throw toWrongExpectedRevision(streamName, expected, error);
+      throw error;
+    }
+  }
+
+  async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {
+    const read = this.#client.readStream(streamName, {
+      fromRevision: options.fromRevision ?? 0n,
+      ...(options.maxCount === undefined ? {} : { maxCount: options.maxCount }),
+      requiresLeader: true,
+    });
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const resolved of read) {
+        if (resolved.event) events.push(toRecordedEvent(resolved.event, positionOf(resolved.event, UNKNOWN_POSITION)));
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  async *readAll(options: ReadAllOptions = {}): AsyncGenerator<RecordedEvent> {
+    const after = options.after;
+    let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
+    if (remaining <= 0) return;
+    const read = this.#client.readAll({
+      ...(after === undefined ? {} : { fromPosition: unpackPosition(after) }),
+      filter: excludeSystemEvents(),
+    });
+    for await (const resolved of read) {
+      if (!resolved.event) continue;
+      const position = packPosition(resolved.event.position);
+      // A read from a position includes the event at that position; the port excludes it.
+      if (after !== undefined && position <= after) continue;
+      yield toRecordedEvent(resolved.event, position);
+      remaining -= 1;
+      if (remaining <= 0) return;
+    }
+  }
+
+  subscribeToAll(options: { readonly after?: bigint } = {}): Subscription {
+    const subscription = resubscribingSubscription({
+      after: options.after,
+      open: (after) =>
+        this.#client.subscribeToAll({
+          ...(after === undefined ? {} : { fromPosition: unpackPosition(after) }),
+          filter: excludeSystemEvents(),
+          requiresLeader: true,
+        }),
+      log: this.#log,
+      firstDelayMs: this.#resubscribeDelayMs,
+      onClose: () => this.#subscriptions.delete(subscription),
+    });
+    this.#subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async headPosition(): Promise<bigint | undefined> {
+    const read = this.#client.readAll({
+      direction: BACKWARDS,
+      fromPosition: END,
+      maxCount: 1,
+      filter: excludeSystemEvents(),
+      requiresLeader: true,
+    });
+    for await (const resolved of read) {
+      if (resolved.event) return packPosition(resolved.event.position);
+    }
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
+    await this.#client.dispose();
+  }
+}

@@ -1,0 +1,51 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import type { Application } from '../application/index.ts';
+import type { Config } from '../config.ts';
+import { errorHandler } from './error-handler.ts';
+import { notFoundHandler } from './four-oh-four.ts';
+import type { Guard } from './guard.ts';
+import { openApiRoute } from './openapi.ts';
+import { petRoutes } from './rest/pets.ts';
+
+export type AppDependencies = {
+  readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'>;
+  readonly application: Application;
+  readonly guard: Guard;
+  readonly logger: FastifyBaseLogger;
+};
+
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/** Builds the HTTP server without listening, so tests can drive it with `inject()`. */
+export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: deps.logger,
+    // Per-request log lines cost more than the request itself; errors and bans are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.config.bodyLimitBytes,
+    trustProxy: deps.config.trustProxy,
+    return503OnClosing: true,
+    requestIdHeader: false,
+    genReqId: (request) => {
+      const given = request.headers['x-request-id'];
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    },
+  });
+
+  // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
+
+  await app.register(deps.guard);
+  await app.register(openApiRoute);
+  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  await app.register(petRoutes, { prefix: '/v1', application: deps.application });
+  return app;
+}

@@ -1,0 +1,52 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, InternalError, isAppError } from '../errors.ts';
+
+/** The spec's Error body. */
+export type ErrorBody = { code: string; message: string; status: number };
+
+export function errorBody(error: AppError): ErrorBody {
+  return { code: error.code, message: error.message, status: error.status };
+}
+
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(errorBody(error));
+}
+
+/** Fastify's own client errors (body parsing, limits), renamed to our codes. */
+const FRAMEWORK_CODES: Record<string, [code: string, status: number]> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 413],
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 415],
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 400],
+  FST_ERR_CTP_EMPTY_JSON_BODY: ['invalid_json', 400],
+  FST_ERR_CTP_INVALID_JSON_BODY: ['invalid_json', 400],
+};
+
+/**
+ * Renders every error as the spec's Error body, once, at the edge. Deliberate errors keep their
+ * code and message; framework client errors are translated; anything else is a 500 whose details
+ * go to the log (with the request id) and never to the client.
+ */
+export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  if (isAppError(error)) return sendError(reply, error);
+  const clientError = translateClientError(error);
+  if (clientError !== undefined) return sendError(reply, clientError);
+  request.log.error({ err: error, requestId: request.id }, 'unexpected error');
+  return sendError(reply, new InternalError());
+}
+
+function translateClientError(error: FastifyError): AppError | undefined {
+  const known = error.code === undefined ? undefined : FRAMEWORK_CODES[error.code];
+  if (known !== undefined) return new AppError(known[0], known[1], clientMessage(error, known[1]));
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON') {
+    return new AppError('invalid_json', 400, 'The request body is not valid JSON.');
+  }
+  const status = error.statusCode;
+  if (status !== undefined && status >= 400 && status < 500) return new AppError('bad_request', status, error.message);
+  return undefined;
+}
+
+function clientMessage(error: FastifyError, status: number): string {
+  if (status === 413) return 'The request body is larger than this server accepts.';
+  if (status === 415) return 'The request body must be JSON, sent with Content-Type: application/json.';
+  return error.message;
+}

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import document from '../../schema/openapi.json' with { type: 'json' };
+
+/**
+ * The OpenAPI document in schema/openapi.json is the description of the REST API. It is served
+ * as is, and its component schemas are the response schemas Fastify serialises with, so the
+ * document and the bytes on the wire cannot drift apart.
+ */
+export const openApiDocument = document;
+
+const { PetStatus, Pet, Error: ErrorSchema } = document.components.schemas;
+
+/** The Pet schema with its `$ref` resolved, for fast-json-stringify. */
+export const petResponseSchema = {
+  ...Pet,
+  properties: { ...Pet.properties, status: { ...PetStatus, description: Pet.properties.status.description } },
+};
+export const petsResponseSchema = { type: 'array', items: petResponseSchema } as const;
+export const errorResponseSchema = ErrorSchema;
+
+export async function openApiRoute(app: FastifyInstance): Promise<void> {
+  const body = JSON.stringify(document);
+  app.get('/v1/openapi.json', { config: { public: true } }, async (_request, reply) =>
+    reply.type('application/json; charset=utf-8').send(body),
+  );
+}

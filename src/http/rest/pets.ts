@@ -1,0 +1,89 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Application } from '../../application/index.ts';
+import { ValidationError } from '../../errors.ts';
+import { methodNotAllowed, otherMethods } from '../four-oh-four.ts';
+import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
+import { requestContext } from '../request-context.ts';
+
+/** RFC 9745 (deprecated since 2026-11-22), RFC 8594, and the successor operation. */
+const GET_PET_DEPRECATION_HEADERS = {
+  Deprecation: '@1795305600',
+  Sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+  Link: '</v1/pets>; rel="successor-version"',
+};
+
+/** REST /v1/pets: translates HTTP to the application layer and back, nothing more. */
+export async function petRoutes(app: FastifyInstance, options: { application: Application }): Promise<void> {
+  const { application } = options;
+
+  app.get('/pets', { schema: { response: { 200: petsResponseSchema } } }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const page = application.listPets({
+      limit: integerParam(query, 'limit'),
+      status: stringParam(query, 'status'),
+      after: integerParam(query, 'after'),
+    });
+    if (page.nextAfter !== undefined) reply.header('Link', nextPageLink(query, page.nextAfter));
+    return page.pets;
+  });
+
+  app.post('/pets', { schema: { response: { 201: petResponseSchema } } }, async (request, reply) => {
+    const idempotencyKey = singleHeader(request, 'idempotency-key');
+    const { pet, replayed } = await application.createPet(
+      request.body,
+      requestContext(request),
+      idempotencyKey === undefined ? {} : { idempotencyKey },
+    );
+    if (replayed) reply.header('Idempotent-Replayed', 'true');
+    return reply.code(201).header('Location', `/v1/pets/${pet.id}`).send(pet);
+  });
+
+  app.get(
+    '/pets/:petId',
+    {
+      schema: { response: { 200: petResponseSchema } },
+      onRequest: async (_request, reply) => {
+        reply.headers(GET_PET_DEPRECATION_HEADERS);
+      },
+    },
+    async (request) => application.getPet(petIdParam((request.params as { petId: string }).petId)),
+  );
+
+  app.route({ method: otherMethods(['GET', 'HEAD', 'POST']), url: '/pets', handler: methodNotAllowed(['GET', 'HEAD', 'POST']) });
+  app.route({ method: otherMethods(['GET', 'HEAD']), url: '/pets/:petId', handler: methodNotAllowed(['GET', 'HEAD']) });
+}
+
+function stringParam(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new ValidationError(`${name} must be given at most once.`, name);
+  return value;
+}
+
+/** Decimal digits only: "1e2", "0x10", " 5" and "5.0" are not integers here. */
+function integerParam(query: Record<string, unknown>, name: string): number | undefined {
+  const value = stringParam(query, name);
+  if (value === undefined) return undefined;
+  if (!/^-?\d{1,20}$/.test(value)) throw new ValidationError(`${name} must be an integer.`, name);
+  return Number(value);
+}
+
+function petIdParam(raw: string): bigint {
+  if (!/^-?\d{1,25}$/.test(raw)) throw new ValidationError('petId must be an integer.', 'petId');
+  return BigInt(raw);
+}
+
+function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (Array.isArray(value)) throw new ValidationError(`${name} must be sent at most once.`, name);
+  return value;
+}
+
+function nextPageLink(query: Record<string, unknown>, after: number): string {
+  const params = new URLSearchParams();
+  if (typeof query.limit === 'string') params.set('limit', query.limit);
+  if (typeof query.status === 'string') params.set('status', query.status);
+  params.set('after', String(after));
+  return `</v1/pets?${params.toString()}>; rel="next"`;
+}
+

@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import { pino, type Logger } from 'pino';
+import { startApplication } from './application/index.ts';
+import type { Config } from './config.ts';
+import { openEventStore } from './eventstore/index.ts';
+import { buildApp } from './http/app.ts';
+import { openGuard } from './http/guard.ts';
+
+export type RunningServer = {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  close(): Promise<void>;
+};
+
+/** Composes the whole service from configuration and starts listening. */
+export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = await openEventStore(config);
+  const started = Date.now();
+  const application = await startApplication({ store, config, logger });
+  logger.info({ ms: Date.now() - started, checkpoint: application.checkpoint()?.toString() }, 'read model ready');
+  const app = await buildApp({ config, application, guard: openGuard, logger });
+  const url = await app.listen({ port: config.port, host: config.host });
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    url,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await application.stop();
+        await store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel });
+}
