@@ -50,8 +50,12 @@ export function toEventData(event: NewEvent): EventData {
 }
 
 /** `position` is required: the caller supplies it when the server did not (stream reads). */
-export function toRecordedEvent(event: KurrentRecordedEvent | AllStreamRecordedEvent, position: bigint): RecordedEvent {
-  if (!event.isJson) throw new Error(`Event ${event.id} in ${event.streamId} is not JSON; this store writes only JSON.`);
+export function toRecordedEvent(
+  event: KurrentRecordedEvent | AllStreamRecordedEvent,
+  position: bigint,
+): RecordedEvent {
+  if (!event.isJson)
+    throw new Error(`Event ${event.id} in ${event.streamId} is not JSON; this store writes only JSON.`);
   return {
     streamName: event.streamId,
     revision: event.revision,

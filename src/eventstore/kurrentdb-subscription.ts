@@ -43,10 +43,16 @@ export function resubscribingSubscription(options: ResubscribingOptions): Subscr
           delayMs = options.firstDelayMs;
         }
         if (closed) return;
-        options.log.warn({ checkpoint: String(checkpoint) }, 'KurrentDB ended the subscription; resubscribing');
+        options.log.warn(
+          { checkpoint: String(checkpoint) },
+          'KurrentDB ended the subscription; resubscribing',
+        );
       } catch (error) {
         if (closed) return;
-        options.log.warn({ err: error, checkpoint: String(checkpoint) }, 'KurrentDB subscription dropped; resubscribing');
+        options.log.warn(
+          { err: error, checkpoint: String(checkpoint) },
+          'KurrentDB subscription dropped; resubscribing',
+        );
       }
       await sleep(delayMs);
       delayMs = Math.min(delayMs * 2, MAX_DELAY_MS);

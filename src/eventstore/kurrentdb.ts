@@ -17,7 +17,13 @@ import type {
   Subscription,
 } from './port.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
-import { positionOf, toEventData, toRecordedEvent, toStreamState, toWrongExpectedRevision } from './kurrentdb-mapping.ts';
+import {
+  positionOf,
+  toEventData,
+  toRecordedEvent,
+  toStreamState,
+  toWrongExpectedRevision,
+} from './kurrentdb-mapping.ts';
 import { resubscribingSubscription, type SubscriptionLog } from './kurrentdb-subscription.ts';
 
 /**
@@ -75,7 +81,8 @@ class KurrentDbEventStore implements EventStore {
       if (result.position === undefined) throw new Error(`KurrentDB returned no position for ${streamName}.`);
       return { nextExpectedRevision: result.nextExpectedRevision, position: packPosition(result.position) };
     } catch (error) {
-      if (error instanceof WrongExpectedVersionError) throw toWrongExpectedRevision(streamName, expected, error);
+      if (error instanceof WrongExpectedVersionError)
+        throw toWrongExpectedRevision(streamName, expected, error);
       throw error;
     }
   }
@@ -89,7 +96,8 @@ class KurrentDbEventStore implements EventStore {
     const events: RecordedEvent[] = [];
     try {
       for await (const resolved of read) {
-        if (resolved.event) events.push(toRecordedEvent(resolved.event, positionOf(resolved.event, UNKNOWN_POSITION)));
+        if (resolved.event)
+          events.push(toRecordedEvent(resolved.event, positionOf(resolved.event, UNKNOWN_POSITION)));
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];

@@ -1,0 +1,61 @@
+import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError } from '@kurrent/kurrentdb-client';
+import { describe, expect, it } from 'vitest';
+import {
+  toEventData,
+  toStreamState,
+  toWrongExpectedRevision,
+} from '../../src/eventstore/kurrentdb-mapping.ts';
+import { WrongExpectedRevisionError } from '../../src/eventstore/port.ts';
+
+const metadata = {
+  eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',
+  occurredAt: '2026-01-02T03:04:05.000Z',
+  correlationId: 'c-1',
+  schemaVersion: 1,
+};
+
+describe('KurrentDB mapping', () => {
+  it('maps every expected revision of the port to the client’s stream state', () => {
+    expect([
+      toStreamState('any'),
+      toStreamState('no_stream'),
+      toStreamState('stream_exists'),
+      toStreamState(4n),
+    ]).toEqual([ANY, NO_STREAM, STREAM_EXISTS, 4n]);
+  });
+
+  it('writes the event id as KurrentDB’s event id, so the server drops a retried append', () => {
+    const data = toEventData({ type: 'PetCreated', data: { id: 1 }, metadata });
+    expect(data).toMatchObject({ id: metadata.eventId, type: 'PetCreated', contentType: 'application/json' });
+    expect(data.data).toEqual({ id: 1 });
+    expect(data.metadata).toEqual(metadata);
+  });
+
+  it('lets the client choose the id when the event id is not a UUID', () => {
+    const data = toEventData({
+      type: 'PetCreated',
+      data: {},
+      metadata: { ...metadata, eventId: 'not-a-uuid' },
+    });
+    expect(data.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('reports a conflict on a missing stream as actual no_stream', () => {
+    const error = toWrongExpectedRevision(
+      'pet-1',
+      2n,
+      new WrongExpectedVersionError(undefined, { streamName: 'pet-1', expected: 2n, current: NO_STREAM }),
+    );
+    expect(error).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(error).toMatchObject({ streamName: 'pet-1', expected: 2n, actual: 'no_stream' });
+  });
+
+  it('reports the stream’s actual last revision on a conflict', () => {
+    const error = toWrongExpectedRevision(
+      'pet-1',
+      'no_stream',
+      new WrongExpectedVersionError(undefined, { streamName: 'pet-1', expected: NO_STREAM, current: 5n }),
+    );
+    expect(error).toMatchObject({ expected: 'no_stream', actual: 5n });
+  });
+});
