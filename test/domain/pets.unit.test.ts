@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { decideCreatePet, PET_NAME_MAX_LENGTH, validateNewPet } from '../../src/domain/pets.ts';
+import { ValidationError } from '../../src/errors.ts';
+
+function validationFailure(input: unknown): { field: string | undefined; message: string } {
+  try {
+    validateNewPet(input);
+  } catch (error) {
+    if (error instanceof ValidationError) return { field: error.field, message: error.message };
+    throw error;
+  }
+  throw new Error('expected a ValidationError');
+}
+
+describe('validateNewPet', () => {
+  it('accepts a pet with name, categoryId and status', () => {
+    expect(validateNewPet({ name: 'Rex', categoryId: 7, status: 'pending' })).toEqual({
+      name: 'Rex',
+      categoryId: 7,
+      status: 'pending',
+    });
+  });
+
+  it('invents no status when none is given', () => {
+    expect(validateNewPet({ name: 'Rex', categoryId: 7 })).toStrictEqual({ name: 'Rex', categoryId: 7 });
+  });
+
+  it.each([
+    [{ categoryId: 1 }, 'name'],
+    [{ name: 42, categoryId: 1 }, 'name'],
+    [{ name: '', categoryId: 1 }, 'name'],
+    [{ name: ' \t\n', categoryId: 1 }, 'name'],
+    [{ name: 'x'.repeat(PET_NAME_MAX_LENGTH + 1), categoryId: 1 }, 'name'],
+    [{ name: 'Rex' }, 'categoryId'],
+    [{ name: 'Rex', categoryId: 0 }, 'categoryId'],
+    [{ name: 'Rex', categoryId: -3 }, 'categoryId'],
+    [{ name: 'Rex', categoryId: 1.5 }, 'categoryId'],
+    [{ name: 'Rex', categoryId: '1' }, 'categoryId'],
+    [{ name: 'Rex', categoryId: 2 ** 53 }, 'categoryId'],
+    [{ name: 'Rex', categoryId: 1, status: 'lost' }, 'status'],
+    [{ name: 'Rex', categoryId: 1, status: null }, 'status'],
+    [{ name: 'Rex', categoryId: 1, id: 5 }, 'id'],
+    [{ name: 'Rex', categoryId: 1, colour: 'red' }, 'colour'],
+  ])('rejects %j naming the field %s', (input, field) => {
+    expect(validationFailure(input).field).toBe(field);
+  });
+
+  it.each([[null], [[]], ['Rex'], [3]])('rejects the non-object body %j', (input) => {
+    expect(validationFailure(input).message).toBe('The body must be a JSON object with name and categoryId.');
+  });
+
+  it('counts the name limit in characters, not UTF-16 units', () => {
+    const name = '🐈'.repeat(PET_NAME_MAX_LENGTH);
+    expect(validateNewPet({ name, categoryId: 1 }).name).toBe(name);
+  });
+
+  it('accepts the largest safe categoryId', () => {
+    expect(validateNewPet({ name: 'Rex', categoryId: Number.MAX_SAFE_INTEGER }).categoryId).toBe(
+      Number.MAX_SAFE_INTEGER,
+    );
+  });
+});
+
+describe('decideCreatePet', () => {
+  it('decides PetCreated with the new id and the validated fields', () => {
+    expect(decideCreatePet({ type: 'CreatePet', data: { name: 'Rex', categoryId: 7 } }, 41)).toEqual({
+      type: 'PetCreated',
+      data: { id: 41, name: 'Rex', categoryId: 7 },
+    });
+  });
+
+  it('decides nothing for invalid input', () => {
+    expect(() => decideCreatePet({ type: 'CreatePet', data: { name: 'Rex' } }, 41)).toThrow(ValidationError);
+  });
+});
