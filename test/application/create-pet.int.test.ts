@@ -1,0 +1,82 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ValidationError, IdempotencyKeyReusedError } from '../../src/errors.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+let testApp: TestApp;
+const context = { correlationId: 'test-correlation' };
+
+beforeEach(async () => {
+  testApp = await startTestApp();
+});
+afterEach(async () => {
+  await testApp.close();
+});
+
+describe('createPet', () => {
+  it('appends PetCreated to the pet’s stream with versioned metadata', async () => {
+    const { pet } = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, { correlationId: 'c-1', apiKeyId: 'key-9' });
+    const [event] = await testApp.store.readStream(`pet-${pet.id}`);
+    expect(event?.type).toBe('PetCreated');
+    expect(event?.data).toEqual({ id: pet.id, name: 'Rex', categoryId: 3 });
+    expect(event?.metadata).toMatchObject({ correlationId: 'c-1', apiKeyId: 'key-9', schemaVersion: 1 });
+    expect(event?.metadata.eventId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(Number.isNaN(Date.parse(event!.metadata.occurredAt))).toBe(false);
+  });
+
+  it('makes the new pet readable as soon as it returns (read-your-writes)', async () => {
+    const { pet } = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context);
+    expect(testApp.application.getPet(pet.id)).toEqual(pet);
+  });
+
+  it('writes nothing for invalid input', async () => {
+    const head = await testApp.store.headPosition();
+    await expect(testApp.application.createPet({ name: '' , categoryId: 3 }, context)).rejects.toThrow(ValidationError);
+    expect(await testApp.store.headPosition()).toBe(head);
+  });
+
+  it('gives 200 concurrent creations 200 distinct ids', async () => {
+    const created = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => testApp.application.createPet({ name: `Pet ${i}`, categoryId: 1 }, context)),
+    );
+    expect(new Set(created.map((c) => c.pet.id)).size).toBe(200);
+  });
+});
+
+describe('createPet with an idempotency key', () => {
+  it('returns the first pet again for a retry with the same body, and creates nothing', async () => {
+    const first = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'k-1' });
+    const retry = await testApp.application.createPet({ categoryId: 3, name: 'Rex' }, context, { idempotencyKey: 'k-1' });
+    expect(retry).toEqual({ pet: first.pet, replayed: true });
+    expect(testApp.application.listPets({ limit: 100 }).pets).toHaveLength(1);
+  });
+
+  it('refuses the same key with a different body', async () => {
+    await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'k-1' });
+    await expect(
+      testApp.application.createPet({ name: 'Tom', categoryId: 3 }, context, { idempotencyKey: 'k-1' }),
+    ).rejects.toThrow(IdempotencyKeyReusedError);
+  });
+
+  it('creates one pet for concurrent requests with the same key', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () =>
+        testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'k-race' }),
+      ),
+    );
+    expect(new Set(results.map((r) => r.pet.id)).size).toBe(1);
+    expect(results.filter((r) => !r.replayed)).toHaveLength(1);
+    expect(testApp.application.listPets({ limit: 100 }).pets).toHaveLength(1);
+  });
+
+  it('keeps keys of different API keys apart', async () => {
+    const a = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, { ...context, apiKeyId: 'a' }, { idempotencyKey: 'k' });
+    const b = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, { ...context, apiKeyId: 'b' }, { idempotencyKey: 'k' });
+    expect(a.pet.id).not.toBe(b.pet.id);
+  });
+
+  it.each([[''], ['has space'], ['x'.repeat(256)], ['naïve']])('rejects the malformed key %j', async (key) => {
+    await expect(
+      testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: key }),
+    ).rejects.toMatchObject({ code: 'validation_failed', field: 'Idempotency-Key' });
+  });
+});

@@ -1,0 +1,48 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../src/config.ts';
+
+describe('loadConfig', () => {
+  it('defaults to the embedded store on 127.0.0.1:3000 with .data', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      dataDir: path.resolve('.data'),
+      eventStoreUrl: undefined,
+      redisUrl: undefined,
+    });
+  });
+
+  it('reads PORT, HOST and PETSTORE_DATA_DIR', () => {
+    const config = loadConfig({ PORT: '8080', HOST: '0.0.0.0', PETSTORE_DATA_DIR: '/var/lib/petstore' });
+    expect([config.port, config.host, config.dataDir]).toEqual([8080, '0.0.0.0', '/var/lib/petstore']);
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(loadConfig({ PORT: '' }).port).toBe(3000);
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['PORT', '-1'],
+    ['LOG_LEVEL', 'loud'],
+    ['EVENT_STORE_URL', 'http://localhost:2113'],
+    ['REDIS_URL', 'localhost:6379'],
+    ['KAFKA_FORWARDER', 'yes'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
+  });
+
+  it('turns introspection and GraphiQL off in production unless asked for', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).graphql).toEqual({ introspection: false, graphiql: false });
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_GRAPHIQL: 'true' }).graphql.graphiql).toBe(true);
+    expect(loadConfig({}).graphql).toEqual({ introspection: true, graphiql: true });
+  });
+
+  it('freezes the result', () => {
+    expect(Object.isFrozen(loadConfig({}))).toBe(true);
+  });
+});

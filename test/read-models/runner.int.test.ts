@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Projection } from '../../projections/projection.ts';
+import type { EventStore } from '../../src/eventstore/port.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { ProjectionRunner } from '../../src/read-models/runner.ts';
+import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** Counts events, and remembers every type it saw: enough to tell a rebuild from a snapshot. */
+function countingProjection(version: number): Projection<{ count: number; seen: string[] }> {
+  return {
+    name: 'counting',
+    version,
+    initialState: () => ({ count: 0, seen: [] }),
+    evolve: (state, event) => ({ count: state.count + 1, seen: [...state.seen, event.type] }),
+    toSnapshot: (state) => state,
+    fromSnapshot: (snapshot) => snapshot as { count: number; seen: string[] },
+  };
+}
+
+const logger = pino({ level: 'silent' });
+let temp: ReturnType<typeof makeTempDir>;
+let store: EventStore;
+let snapshots: SnapshotStore;
+
+beforeEach(() => {
+  temp = makeTempDir();
+  store = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+  snapshots = snapshotDirectory(path.join(temp.dir, 'snapshots'));
+});
+afterEach(async () => {
+  await store.close();
+  temp.remove();
+});
+
+async function append(...types: string[]): Promise<bigint> {
+  let position = 0n;
+  for (const type of types) {
+    const metadata = { eventId: randomUUID(), occurredAt: '2026-01-01T00:00:00.000Z', correlationId: 'c', schemaVersion: 1 };
+    position = (await store.appendToStream(`s-${randomUUID()}`, [{ type, data: {}, metadata }])).position;
+  }
+  return position;
+}
+
+function runner(version: number, options: { snapshotEveryEvents?: number } = {}) {
+  return new ProjectionRunner({ store, projection: countingProjection(version), snapshots, logger, ...options });
+}
+
+describe('ProjectionRunner', () => {
+  it('catches up with every stored event before start() resolves', async () => {
+    const head = await append('A', 'B', 'C');
+    const r = runner(1);
+    await r.start();
+    expect([r.state.count, r.checkpoint]).toEqual([3, head]);
+    await r.stop();
+  });
+
+  it('resolves waitFor once a later append is projected', async () => {
+    const r = runner(1);
+    await r.start();
+    const position = await append('A');
+    await r.waitFor(position);
+    expect(r.state.seen).toEqual(['A']);
+    await r.stop();
+  });
+
+  it('starts from its snapshot and projects only what came after it', async () => {
+    await append('A', 'B');
+    const first = runner(1);
+    await first.start();
+    await first.stop();
+    await append('C');
+    const second = runner(1);
+    await second.start();
+    expect(second.state.seen).toEqual(['A', 'B', 'C']);
+    expect(second.state.count).toBe(3);
+    await second.stop();
+  });
+
+  it('saves a snapshot every N events while running', async () => {
+    const r = runner(1, { snapshotEveryEvents: 2 });
+    await r.start();
+    await r.waitFor(await append('A', 'B'));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await snapshots.load('counting')).toMatchObject({ version: 1, state: { count: 2 } });
+    await r.stop();
+  });
+
+  it('rebuilds from position 0 when the projection’s version changed', async () => {
+    await append('A', 'B');
+    await snapshots.save({ projection: 'counting', version: 1, checkpoint: '2', state: { count: 99, seen: ['stale'] } });
+    const r = runner(2);
+    await r.start();
+    expect(r.state).toEqual({ count: 2, seen: ['A', 'B'] });
+    await r.stop();
+  });
+
+  it('rebuilds when the snapshot is ahead of the store (a store replaced under it)', async () => {
+    await append('A');
+    await snapshots.save({ projection: 'counting', version: 1, checkpoint: '500', state: { count: 99, seen: [] } });
+    const r = runner(1);
+    await r.start();
+    expect(r.state).toEqual({ count: 1, seen: ['A'] });
+    await r.stop();
+  });
+
+  it('tells listeners about each event after applying it', async () => {
+    const r = runner(1);
+    await r.start();
+    const heard: Array<[string, number]> = [];
+    r.onApplied((event) => heard.push([event.type, r.state.count]));
+    await r.waitFor(await append('A', 'B'));
+    expect(heard).toEqual([['A', 1], ['B', 2]]);
+    await r.stop();
+  });
+});
