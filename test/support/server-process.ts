@@ -1,0 +1,54 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+export type ServerProcess = {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Every log line the server printed, for failure messages. */
+  readonly output: string[];
+  kill(signal?: NodeJS.Signals): Promise<void>;
+};
+
+/**
+ * Runs `petstore start` as a real child process (Node 24, the same entry as `npm start`) on port 0,
+ * and resolves with its URL once it listens.
+ */
+export async function startServerProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'start'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output: string[] = [];
+  createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      output.push(line);
+      const match = /"msg":"pet store listening"/.test(line) ? /"url":"([^"]+)"/.exec(line) : null;
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!);
+      }
+    });
+  });
+  return {
+    url,
+    child,
+    output,
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
