@@ -39,7 +39,11 @@ export const petListProjection: Projection<PetListState> = {
     const state = initialState();
     for (let i = 0; i < snapshot.ids.length; i++) {
       const status = PET_STATUSES[snapshot.statuses[i]!];
-      const pet: Pet = { id: snapshot.ids[i]!, name: snapshot.names[i]!, categoryId: snapshot.categoryIds[i]! };
+      const pet: Pet = {
+        id: snapshot.ids[i]!,
+        name: snapshot.names[i]!,
+        categoryId: snapshot.categoryIds[i]!,
+      };
       addPet(state, status === undefined ? pet : { ...pet, status });
     }
     return state;

@@ -7,7 +7,9 @@ import { z } from 'zod';
  * message naming the variable.
  */
 
-const booleanFlag = z.enum(['true', 'false', '1', '0']).transform((value) => value === 'true' || value === '1');
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0'])
+  .transform((value) => value === 'true' || value === '1');
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
@@ -33,13 +35,19 @@ const schema = z.object({
   IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
   /** How often the read model snapshot is written, in events applied since the last one. */
   SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
-  REDIS_URL: z.string().regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' }).optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+    .optional(),
   /** Seconds a key stays banned after it keeps sending past its limit. */
   RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
   /** Trust X-Forwarded-For from a proxy in front (for per-address limits). */
   TRUST_PROXY: booleanFlag.default(false),
   KAFKA_BROKERS: z.string().min(1).optional(),
-  KAFKA_TOPIC: z.string().regex(/^[a-zA-Z0-9._-]{1,249}$/).default('petstore.events'),
+  KAFKA_TOPIC: z
+    .string()
+    .regex(/^[a-zA-Z0-9._-]{1,249}$/)
+    .default('petstore.events'),
   KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
   /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */
   KAFKA_FORWARDER: booleanFlag.default(false),
@@ -62,7 +70,12 @@ export type Config = Readonly<{
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
   trustProxy: boolean;
-  kafka: Readonly<{ brokers: readonly string[]; topic: string; clientId: string; inProcessForwarder: boolean }>;
+  kafka: Readonly<{
+    brokers: readonly string[];
+    topic: string;
+    clientId: string;
+    inProcessForwarder: boolean;
+  }>;
   graphql: Readonly<{ introspection: boolean; graphiql: boolean }>;
 }>;
 
@@ -74,7 +87,9 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
-  const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const parsed = schema.safeParse(present);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
@@ -100,7 +115,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
     trustProxy: e.TRUST_PROXY,
     kafka: Object.freeze({
-      brokers: Object.freeze((e.KAFKA_BROKERS ?? '').split(',').map((b) => b.trim()).filter(Boolean)),
+      brokers: Object.freeze(
+        (e.KAFKA_BROKERS ?? '')
+          .split(',')
+          .map((b) => b.trim())
+          .filter(Boolean),
+      ),
       topic: e.KAFKA_TOPIC,
       clientId: e.KAFKA_CLIENT_ID,
       inProcessForwarder: e.KAFKA_FORWARDER,

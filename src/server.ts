@@ -14,12 +14,18 @@ export type RunningServer = {
 };
 
 /** Composes the whole service from configuration and starts listening. */
-export async function startServer(config: Config, logger: Logger = createLogger(config)): Promise<RunningServer> {
+export async function startServer(
+  config: Config,
+  logger: Logger = createLogger(config),
+): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const store = await openEventStore(config);
   const started = Date.now();
   const application = await startApplication({ store, config, logger });
-  logger.info({ ms: Date.now() - started, checkpoint: application.checkpoint()?.toString() }, 'read model ready');
+  logger.info(
+    { ms: Date.now() - started, checkpoint: application.checkpoint()?.toString() },
+    'read model ready',
+  );
   const app = await buildApp({ config, application, guard: openGuard, logger });
   const url = await app.listen({ port: config.port, host: config.host });
 

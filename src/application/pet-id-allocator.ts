@@ -1,9 +1,4 @@
-import {
-  decideReserveBlock,
-  lastReservedId,
-  PET_IDS_STREAM,
-  type PetIdBlock,
-} from '../domain/pet-ids.ts';
+import { decideReserveBlock, lastReservedId, PET_IDS_STREAM, type PetIdBlock } from '../domain/pet-ids.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port.ts';
 import { newEventMetadata } from './event-metadata.ts';
 import type { Clock } from './context.ts';

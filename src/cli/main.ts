@@ -1,10 +1,16 @@
 import { ConfigError } from '../config.ts';
 
 /** `petstore <command>`: each command lives in its own module and is loaded only when used. */
-const commands: Record<string, { summary: string; load: () => Promise<{ run(args: string[]): Promise<void> }> }> = {
+const commands: Record<
+  string,
+  { summary: string; load: () => Promise<{ run(args: string[]): Promise<void> }> }
+> = {
   start: { summary: 'run the API server', load: () => import('./start.ts') },
   keys: { summary: 'manage API keys: keys create|list|revoke', load: () => import('./keys.ts') },
-  forward: { summary: 'forward events to Kafka (one forwarder at a time)', load: () => import('./forward.ts') },
+  forward: {
+    summary: 'forward events to Kafka (one forwarder at a time)',
+    load: () => import('./forward.ts'),
+  },
 };
 
 function usage(): string {

@@ -6,7 +6,10 @@ export async function run(_args: string[]): Promise<void> {
   const config = loadConfig(process.env);
   const logger = createLogger(config);
   const server = await startServer(config, logger);
-  logger.info({ url: server.url, dataDir: config.dataDir, store: config.eventStoreUrl ? 'kurrentdb' : 'embedded' }, 'pet store listening');
+  logger.info(
+    { url: server.url, dataDir: config.dataDir, store: config.eventStoreUrl ? 'kurrentdb' : 'embedded' },
+    'pet store listening',
+  );
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
     await server.close();

@@ -29,7 +29,11 @@ export function idempotencyStreamName(scope: string, key: string): string {
 
 /** A hash of the request's meaning, not its bytes: key order and spacing do not matter. */
 export function requestHash(request: Readonly<Record<string, unknown>>): string {
-  const canonical = JSON.stringify(Object.keys(request).sort().map((key) => [key, request[key]]));
+  const canonical = JSON.stringify(
+    Object.keys(request)
+      .sort()
+      .map((key) => [key, request[key]]),
+  );
   return createHash('sha256').update(canonical).digest('hex');
 }
 
@@ -43,7 +47,12 @@ export function decideIdempotencyClaim(
   return existing.requestHash === hash ? { kind: 'replay', petId: existing.petId } : { kind: 'key_reused' };
 }
 
-export function claimIdempotencyKey(petId: number, hash: string, now: Date, ttlMs: number): IdempotencyKeyClaimed {
+export function claimIdempotencyKey(
+  petId: number,
+  hash: string,
+  now: Date,
+  ttlMs: number,
+): IdempotencyKeyClaimed {
   const expiresAt = new Date(now.getTime() + ttlMs).toISOString();
   return { type: 'IdempotencyKeyClaimed', data: { petId, requestHash: hash, expiresAt } };
 }

@@ -32,7 +32,9 @@ export function decideReserveBlock(lastReserved: number, size: number): PetIdBlo
   return { type: 'PetIdBlockReserved', data: { first, last } };
 }
 
-export function lastReservedId(events: readonly { type: string; data: Readonly<Record<string, unknown>> }[]): number {
+export function lastReservedId(
+  events: readonly { type: string; data: Readonly<Record<string, unknown>> }[],
+): number {
   let last = 0;
   for (const event of events) {
     if (event.type === 'PetIdBlockReserved') last = Math.max(last, Number(event.data.last));

@@ -41,7 +41,10 @@ export function validateNewPet(input: unknown): NewPet {
   const record = input as Record<string, unknown>;
   for (const field of Object.keys(record)) {
     if (!NEW_PET_FIELDS.has(field)) {
-      throw new ValidationError(`Field ${field} cannot be set; a pet accepts name, categoryId and status.`, field);
+      throw new ValidationError(
+        `Field ${field} cannot be set; a pet accepts name, categoryId and status.`,
+        field,
+      );
     }
   }
   const name = validateName(record.name);

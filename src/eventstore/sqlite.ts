@@ -109,7 +109,13 @@ class SqliteEventStore implements EventStore {
     if (this.#closed) return Promise.reject(new Error('The event store is closed.'));
     if (events.length === 0) return Promise.reject(new Error('appendToStream needs at least one event.'));
     return new Promise((resolve, reject) => {
-      this.#queue.push({ streamName, events, expectedRevision: options.expectedRevision ?? 'any', resolve, reject });
+      this.#queue.push({
+        streamName,
+        events,
+        expectedRevision: options.expectedRevision ?? 'any',
+        resolve,
+        reject,
+      });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());

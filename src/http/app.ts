@@ -35,7 +35,11 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'));
+  app.addContentTypeParser(
+    'application/json',
+    { parseAs: 'string' },
+    app.getDefaultJsonParser('error', 'error'),
+  );
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -9,7 +9,11 @@ export function errorBody(error: AppError): ErrorBody {
 }
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).type('application/json; charset=utf-8').send(errorBody(error));
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send(errorBody(error));
 }
 
 /** Fastify's own client errors (body parsing, limits), renamed to our codes. */
@@ -26,7 +30,11 @@ const FRAMEWORK_CODES: Record<string, [code: string, status: number]> = {
  * code and message; framework client errors are translated; anything else is a 500 whose details
  * go to the log (with the request id) and never to the client.
  */
-export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+export function errorHandler(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
   if (isAppError(error)) return sendError(reply, error);
   const clientError = translateClientError(error);
   if (clientError !== undefined) return sendError(reply, clientError);
@@ -41,7 +49,8 @@ function translateClientError(error: FastifyError): AppError | undefined {
     return new AppError('invalid_json', 400, 'The request body is not valid JSON.');
   }
   const status = error.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return new AppError('bad_request', status, error.message);
+  if (status !== undefined && status >= 400 && status < 500)
+    return new AppError('bad_request', status, error.message);
   return undefined;
 }
 

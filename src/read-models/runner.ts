@@ -80,11 +80,17 @@ export class ProjectionRunner<State> {
     if (snapshot === undefined) return;
     const checkpoint = BigInt(snapshot.checkpoint);
     if (snapshot.version !== projection.version) {
-      logger.info({ projection: projection.name, from: snapshot.version, to: projection.version }, 'projection version changed: rebuilding from position 0');
+      logger.info(
+        { projection: projection.name, from: snapshot.version, to: projection.version },
+        'projection version changed: rebuilding from position 0',
+      );
       return;
     }
     if (head === undefined || checkpoint > head) {
-      logger.warn({ projection: projection.name }, 'snapshot is ahead of the event store: rebuilding from position 0');
+      logger.warn(
+        { projection: projection.name },
+        'snapshot is ahead of the event store: rebuilding from position 0',
+      );
       return;
     }
     this.#state = projection.fromSnapshot(snapshot.state);
@@ -104,7 +110,10 @@ export class ProjectionRunner<State> {
         }
       } catch (error) {
         if (this.#stopped) return;
-        this.#options.logger.error({ err: error, projection: this.#options.projection.name }, 'subscription failed: resubscribing from the checkpoint');
+        this.#options.logger.error(
+          { err: error, projection: this.#options.projection.name },
+          'subscription failed: resubscribing from the checkpoint',
+        );
         await new Promise((resolve) => setTimeout(resolve, this.#options.retryDelayMs ?? 1000));
       }
     }

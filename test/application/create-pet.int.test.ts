@@ -14,7 +14,10 @@ afterEach(async () => {
 
 describe('createPet', () => {
   it('appends PetCreated to the pet’s stream with versioned metadata', async () => {
-    const { pet } = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, { correlationId: 'c-1', apiKeyId: 'key-9' });
+    const { pet } = await testApp.application.createPet(
+      { name: 'Rex', categoryId: 3 },
+      { correlationId: 'c-1', apiKeyId: 'key-9' },
+    );
     const [event] = await testApp.store.readStream(`pet-${pet.id}`);
     expect(event?.type).toBe('PetCreated');
     expect(event?.data).toEqual({ id: pet.id, name: 'Rex', categoryId: 3 });
@@ -30,13 +33,17 @@ describe('createPet', () => {
 
   it('writes nothing for invalid input', async () => {
     const head = await testApp.store.headPosition();
-    await expect(testApp.application.createPet({ name: '' , categoryId: 3 }, context)).rejects.toThrow(ValidationError);
+    await expect(testApp.application.createPet({ name: '', categoryId: 3 }, context)).rejects.toThrow(
+      ValidationError,
+    );
     expect(await testApp.store.headPosition()).toBe(head);
   });
 
   it('gives 200 concurrent creations 200 distinct ids', async () => {
     const created = await Promise.all(
-      Array.from({ length: 200 }, (_, i) => testApp.application.createPet({ name: `Pet ${i}`, categoryId: 1 }, context)),
+      Array.from({ length: 200 }, (_, i) =>
+        testApp.application.createPet({ name: `Pet ${i}`, categoryId: 1 }, context),
+      ),
     );
     expect(new Set(created.map((c) => c.pet.id)).size).toBe(200);
   });
@@ -44,8 +51,12 @@ describe('createPet', () => {
 
 describe('createPet with an idempotency key', () => {
   it('returns the first pet again for a retry with the same body, and creates nothing', async () => {
-    const first = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'k-1' });
-    const retry = await testApp.application.createPet({ categoryId: 3, name: 'Rex' }, context, { idempotencyKey: 'k-1' });
+    const first = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, {
+      idempotencyKey: 'k-1',
+    });
+    const retry = await testApp.application.createPet({ categoryId: 3, name: 'Rex' }, context, {
+      idempotencyKey: 'k-1',
+    });
     expect(retry).toEqual({ pet: first.pet, replayed: true });
     expect(testApp.application.listPets({ limit: 100 }).pets).toHaveLength(1);
   });
@@ -69,14 +80,25 @@ describe('createPet with an idempotency key', () => {
   });
 
   it('keeps keys of different API keys apart', async () => {
-    const a = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, { ...context, apiKeyId: 'a' }, { idempotencyKey: 'k' });
-    const b = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, { ...context, apiKeyId: 'b' }, { idempotencyKey: 'k' });
+    const a = await testApp.application.createPet(
+      { name: 'Rex', categoryId: 3 },
+      { ...context, apiKeyId: 'a' },
+      { idempotencyKey: 'k' },
+    );
+    const b = await testApp.application.createPet(
+      { name: 'Rex', categoryId: 3 },
+      { ...context, apiKeyId: 'b' },
+      { idempotencyKey: 'k' },
+    );
     expect(a.pet.id).not.toBe(b.pet.id);
   });
 
-  it.each([[''], ['has space'], ['x'.repeat(256)], ['naïve']])('rejects the malformed key %j', async (key) => {
-    await expect(
-      testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: key }),
-    ).rejects.toMatchObject({ code: 'validation_failed', field: 'Idempotency-Key' });
-  });
+  it.each([[''], ['has space'], ['x'.repeat(256)], ['naïve']])(
+    'rejects the malformed key %j',
+    async (key) => {
+      await expect(
+        testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: key }),
+      ).rejects.toMatchObject({ code: 'validation_failed', field: 'Idempotency-Key' });
+    },
+  );
 });

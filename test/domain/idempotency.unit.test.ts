@@ -16,7 +16,10 @@ describe('decideIdempotencyClaim', () => {
 
   it('replays the claimed pet for the same request', () => {
     const claim = claimIdempotencyKey(7, 'h1', now, 24 * HOUR).data;
-    expect(decideIdempotencyClaim(claim, 'h1', new Date(now.getTime() + HOUR))).toEqual({ kind: 'replay', petId: 7 });
+    expect(decideIdempotencyClaim(claim, 'h1', new Date(now.getTime() + HOUR))).toEqual({
+      kind: 'replay',
+      petId: 7,
+    });
   });
 
   it('refuses the key for a different request', () => {
@@ -26,7 +29,9 @@ describe('decideIdempotencyClaim', () => {
 
   it('lets the key be claimed again once the claim expired', () => {
     const claim = claimIdempotencyKey(7, 'h1', now, 24 * HOUR).data;
-    expect(decideIdempotencyClaim(claim, 'h2', new Date(now.getTime() + 24 * HOUR))).toEqual({ kind: 'claimable' });
+    expect(decideIdempotencyClaim(claim, 'h2', new Date(now.getTime() + 24 * HOUR))).toEqual({
+      kind: 'claimable',
+    });
   });
 });
 

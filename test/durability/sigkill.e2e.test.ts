@@ -16,7 +16,11 @@ async function start(): Promise<ServerProcess> {
 }
 
 /** Writers post pets until the server dies, recording every pet the server acknowledged with 201. */
-async function writeUntilKilled(url: string, writers: number, acknowledged: Map<number, unknown>): Promise<void> {
+async function writeUntilKilled(
+  url: string,
+  writers: number,
+  acknowledged: Map<number, unknown>,
+): Promise<void> {
   await Promise.all(
     Array.from({ length: writers }, async (_, writer) => {
       for (let i = 0; ; i++) {
@@ -27,7 +31,8 @@ async function writeUntilKilled(url: string, writers: number, acknowledged: Map<
             headers: { 'content-type': 'application/json' },
             body: JSON.stringify(body),
           });
-          if (response.status !== 201) throw new Error(`unexpected ${response.status}: ${await response.text()}`);
+          if (response.status !== 201)
+            throw new Error(`unexpected ${response.status}: ${await response.text()}`);
           const pet = (await response.json()) as { id: number };
           acknowledged.set(pet.id, pet);
         } catch (error) {
@@ -52,7 +57,8 @@ describe('durability', () => {
     const missing: number[] = [];
     for (const [id, pet] of acknowledged) {
       const response = await fetch(`${second.url}/v1/pets/${id}`);
-      if (response.status !== 200 || JSON.stringify(await response.json()) !== JSON.stringify(pet)) missing.push(id);
+      if (response.status !== 200 || JSON.stringify(await response.json()) !== JSON.stringify(pet))
+        missing.push(id);
     }
     expect(acknowledged.size).toBeGreaterThanOrEqual(500);
     expect(missing).toEqual([]);

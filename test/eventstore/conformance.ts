@@ -74,13 +74,17 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
     it('rejects no_stream when the stream exists', async () => {
       const name = stream();
       await store.appendToStream(name, [event('A')]);
-      const error = await store.appendToStream(name, [event('B')], { expectedRevision: 'no_stream' }).catch((e) => e);
+      const error = await store
+        .appendToStream(name, [event('B')], { expectedRevision: 'no_stream' })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(WrongExpectedRevisionError);
       expect(error).toMatchObject({ actual: 0n });
     });
 
     it('rejects a revision for a stream that does not exist, reporting no_stream', async () => {
-      const error = await store.appendToStream(stream(), [event('A')], { expectedRevision: 3n }).catch((e) => e);
+      const error = await store
+        .appendToStream(stream(), [event('A')], { expectedRevision: 3n })
+        .catch((e) => e);
       expect(error).toBeInstanceOf(WrongExpectedRevisionError);
       expect(error).toMatchObject({ actual: 'no_stream' });
     });
@@ -103,7 +107,9 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       const name = stream();
       await store.appendToStream(name, [event('A')]);
       const attempts = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => store.appendToStream(name, [event(`B${i}`)], { expectedRevision: 0n })),
+        Array.from({ length: 8 }, (_, i) =>
+          store.appendToStream(name, [event(`B${i}`)], { expectedRevision: 0n }),
+        ),
       );
       expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
       const failures = attempts.filter((a) => a.status === 'rejected');
@@ -133,7 +139,10 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       const name = stream();
       const head = await store.headPosition();
       await store.appendToStream(name, [event('A'), event('B'), event('C')]);
-      const read = await collect(store.readAll(head === undefined ? {} : { after: head }), (e) => e.streamName === name);
+      const read = await collect(
+        store.readAll(head === undefined ? {} : { after: head }),
+        (e) => e.streamName === name,
+      );
       expect(read.map((e) => e.revision)).toEqual([0n, 1n, 2n]);
       expect(isIncreasing(read.map((e) => e.position))).toBe(true);
     });

@@ -1,7 +1,11 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { MAX_PET_ID, PET_NAME_MAX_LENGTH, PET_STATUSES } from '../../src/domain/pets.ts';
-import { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from '../../src/application/queries/list-pets.ts';
+import {
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  LIST_LIMIT_MIN,
+} from '../../src/application/queries/list-pets.ts';
 import { openApiDocument } from '../support/openapi.ts';
 
 describe('schema/openapi.json', () => {
@@ -20,6 +24,10 @@ describe('schema/openapi.json', () => {
 
   it('states the same list limits as the query layer', () => {
     const limit = openApiDocument.paths['/pets'].get.parameters.find((p) => p.name === 'limit')!.schema;
-    expect([limit.minimum, limit.maximum, limit.default]).toEqual([LIST_LIMIT_MIN, LIST_LIMIT_MAX, LIST_LIMIT_DEFAULT]);
+    expect([limit.minimum, limit.maximum, limit.default]).toEqual([
+      LIST_LIMIT_MIN,
+      LIST_LIMIT_MAX,
+      LIST_LIMIT_DEFAULT,
+    ]);
   });
 });

@@ -20,7 +20,10 @@ describe('pet-list projection', () => {
   });
 
   it('ignores events it does not project', () => {
-    const state = petListProjection.evolve(given(rex), { type: 'PetIdBlockReserved', data: { first: 1, last: 9 } });
+    const state = petListProjection.evolve(given(rex), {
+      type: 'PetIdBlockReserved',
+      data: { first: 1, last: 9 },
+    });
     expect(state.ids).toEqual([1]);
   });
 
@@ -38,7 +41,9 @@ describe('pet-list projection', () => {
 
   it('survives a snapshot round trip, status or none', () => {
     const state = given(rex, tom, kit, ann);
-    const restored = petListProjection.fromSnapshot(JSON.parse(JSON.stringify(petListProjection.toSnapshot(state))));
+    const restored = petListProjection.fromSnapshot(
+      JSON.parse(JSON.stringify(petListProjection.toSnapshot(state))),
+    );
     expect(restored).toEqual(state);
   });
 });
@@ -59,6 +64,9 @@ describe('pagePets', () => {
   });
 
   it('continues a filtered list after a cursor that is not in it', () => {
-    expect(pagePets(state, { limit: 10, status: 'available', after: 2 })).toEqual({ pets: [ann], hasMore: false });
+    expect(pagePets(state, { limit: 10, status: 'available', after: 2 })).toEqual({
+      pets: [ann],
+      hasMore: false,
+    });
   });
 });

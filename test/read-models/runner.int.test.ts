@@ -39,14 +39,25 @@ afterEach(async () => {
 async function append(...types: string[]): Promise<bigint> {
   let position = 0n;
   for (const type of types) {
-    const metadata = { eventId: randomUUID(), occurredAt: '2026-01-01T00:00:00.000Z', correlationId: 'c', schemaVersion: 1 };
+    const metadata = {
+      eventId: randomUUID(),
+      occurredAt: '2026-01-01T00:00:00.000Z',
+      correlationId: 'c',
+      schemaVersion: 1,
+    };
     position = (await store.appendToStream(`s-${randomUUID()}`, [{ type, data: {}, metadata }])).position;
   }
   return position;
 }
 
 function runner(version: number, options: { snapshotEveryEvents?: number } = {}) {
-  return new ProjectionRunner({ store, projection: countingProjection(version), snapshots, logger, ...options });
+  return new ProjectionRunner({
+    store,
+    projection: countingProjection(version),
+    snapshots,
+    logger,
+    ...options,
+  });
 }
 
 describe('ProjectionRunner', () => {
@@ -91,7 +102,12 @@ describe('ProjectionRunner', () => {
 
   it('rebuilds from position 0 when the projection’s version changed', async () => {
     await append('A', 'B');
-    await snapshots.save({ projection: 'counting', version: 1, checkpoint: '2', state: { count: 99, seen: ['stale'] } });
+    await snapshots.save({
+      projection: 'counting',
+      version: 1,
+      checkpoint: '2',
+      state: { count: 99, seen: ['stale'] },
+    });
     const r = runner(2);
     await r.start();
     expect(r.state).toEqual({ count: 2, seen: ['A', 'B'] });
@@ -100,7 +116,12 @@ describe('ProjectionRunner', () => {
 
   it('rebuilds when the snapshot is ahead of the store (a store replaced under it)', async () => {
     await append('A');
-    await snapshots.save({ projection: 'counting', version: 1, checkpoint: '500', state: { count: 99, seen: [] } });
+    await snapshots.save({
+      projection: 'counting',
+      version: 1,
+      checkpoint: '500',
+      state: { count: 99, seen: [] },
+    });
     const r = runner(1);
     await r.start();
     expect(r.state).toEqual({ count: 1, seen: ['A'] });
@@ -113,7 +134,10 @@ describe('ProjectionRunner', () => {
     const heard: Array<[string, number]> = [];
     r.onApplied((event) => heard.push([event.type, r.state.count]));
     await r.waitFor(await append('A', 'B'));
-    expect(heard).toEqual([['A', 1], ['B', 2]]);
+    expect(heard).toEqual([
+      ['A', 1],
+      ['B', 2],
+    ]);
     await r.stop();
   });
 });

@@ -22,10 +22,19 @@ export type TestApp = {
  * `app.inject()`. Pass `env` to change configuration and `guard` to put a guard in front.
  */
 export async function startTestApp(
-  options: { env?: Record<string, string>; guard?: (config: Config, store: EventStore) => Guard | Promise<Guard>; clock?: Clock } = {},
+  options: {
+    env?: Record<string, string>;
+    guard?: (config: Config, store: EventStore) => Guard | Promise<Guard>;
+    clock?: Clock;
+  } = {},
 ): Promise<TestApp> {
   const temp = makeTempDir();
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PETSTORE_DATA_DIR: temp.dir, ...options.env });
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    PETSTORE_DATA_DIR: temp.dir,
+    ...options.env,
+  });
   const logger = pino({ level: config.logLevel });
   const store = await openEventStore(config);
   const application = await startApplication({ store, config, logger, clock: options.clock ?? systemClock });

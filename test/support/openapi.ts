@@ -23,7 +23,10 @@ function resolve(node: Json): Json {
   const target = ref
     .replace(/^#\//, '')
     .split('/')
-    .reduce<unknown>((value, key) => (value as Json)[key.replaceAll('~1', '/').replaceAll('~0', '~')], document);
+    .reduce<unknown>(
+      (value, key) => (value as Json)[key.replaceAll('~1', '/').replaceAll('~0', '~')],
+      document,
+    );
   return resolve(target as Json);
 }
 
@@ -31,23 +34,30 @@ export type ResponseLike = { statusCode: number; body: string; headers: Record<s
 
 /** Returns the list of mismatches: empty when the response is what the document promises. */
 export function openApiMismatches(method: string, pathTemplate: string, response: ResponseLike): string[] {
-  const operation = (document.paths as Record<string, Record<string, Json>>)[pathTemplate]?.[method.toLowerCase()];
+  const operation = (document.paths as Record<string, Record<string, Json>>)[pathTemplate]?.[
+    method.toLowerCase()
+  ];
   if (operation === undefined) return [`the document has no ${method} ${pathTemplate}`];
   const responses = operation.responses as Record<string, Json>;
   const documented = responses[String(response.statusCode)];
-  if (documented === undefined) return [`status ${response.statusCode} is not documented for ${method} ${pathTemplate}`];
+  if (documented === undefined)
+    return [`status ${response.statusCode} is not documented for ${method} ${pathTemplate}`];
   const resolved = resolve(documented);
   const problems: string[] = [];
   const contentType = String(response.headers['content-type'] ?? '');
   if (!contentType.startsWith('application/json')) problems.push(`content-type is ${contentType}`);
-  const refToSchema = (documented.$ref as string | undefined) ?? `#/${pointer('paths', pathTemplate, method.toLowerCase(), 'responses', String(response.statusCode))}`;
+  const refToSchema =
+    (documented.$ref as string | undefined) ??
+    `#/${pointer('paths', pathTemplate, method.toLowerCase(), 'responses', String(response.statusCode))}`;
   const validate = ajv.getSchema(`openapi${refToSchema}/content/application~1json/schema`);
   if (validate === undefined) return [...problems, `no schema at ${refToSchema}`];
   if (!validate(JSON.parse(response.body))) problems.push(ajv.errorsText(validate.errors));
   for (const [name, header] of Object.entries((resolved.headers ?? {}) as Record<string, Json>)) {
     const schema = resolve((resolve(header).schema ?? {}) as Json);
     if ('const' in schema && response.headers[name.toLowerCase()] !== schema.const) {
-      problems.push(`header ${name} is ${String(response.headers[name.toLowerCase()])}, not ${String(schema.const)}`);
+      problems.push(
+        `header ${name} is ${String(response.headers[name.toLowerCase()])}, not ${String(schema.const)}`,
+      );
     }
   }
   return problems;

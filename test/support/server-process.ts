@@ -17,7 +17,10 @@ export type ServerProcess = {
  * Runs `petstore start` as a real child process (Node 24, the same entry as `npm start`) on port 0,
  * and resolves with its URL once it listens.
  */
-export async function startServerProcess(env: Record<string, string>, timeoutMs = 30_000): Promise<ServerProcess> {
+export async function startServerProcess(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<ServerProcess> {
   const child = spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'start'], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
@@ -26,7 +29,10 @@ export async function startServerProcess(env: Record<string, string>, timeoutMs 
   const output: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => output.push(line));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in ${timeoutMs} ms:\n${output.join('\n')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in ${timeoutMs} ms:\n${output.join('\n')}`)),
+      timeoutMs,
+    );
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));

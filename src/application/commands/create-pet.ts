@@ -6,7 +6,14 @@ import {
   MAX_IDEMPOTENCY_KEY_LENGTH,
   requestHash,
 } from '../../domain/idempotency.ts';
-import { decideCreatePet, type NewPet, type Pet, PET_CREATED_SCHEMA_VERSION, petStreamName, validateNewPet } from '../../domain/pets.ts';
+import {
+  decideCreatePet,
+  type NewPet,
+  type Pet,
+  PET_CREATED_SCHEMA_VERSION,
+  petStreamName,
+  validateNewPet,
+} from '../../domain/pets.ts';
 import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../../errors.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../../eventstore/port.ts';
 import type { Clock, RequestContext } from '../context.ts';
@@ -72,7 +79,11 @@ async function createIdempotently(
   const hash = requestHash(newPet);
   for (;;) {
     const last = (await deps.store.readStream(stream)).at(-1);
-    const decision = decideIdempotencyClaim(last?.data as IdempotencyClaim | undefined, hash, deps.clock.now());
+    const decision = decideIdempotencyClaim(
+      last?.data as IdempotencyClaim | undefined,
+      hash,
+      deps.clock.now(),
+    );
     switch (decision.kind) {
       case 'key_reused':
         throw new IdempotencyKeyReusedError();
@@ -82,9 +93,13 @@ async function createIdempotently(
         const id = await deps.nextPetId();
         const claim = claimIdempotencyKey(id, hash, deps.clock.now(), deps.idempotencyKeyTtlMs);
         try {
-          await deps.store.appendToStream(stream, [{ ...claim, metadata: newEventMetadata(deps.clock, context) }], {
-            expectedRevision: last?.revision ?? 'no_stream',
-          });
+          await deps.store.appendToStream(
+            stream,
+            [{ ...claim, metadata: newEventMetadata(deps.clock, context) }],
+            {
+              expectedRevision: last?.revision ?? 'no_stream',
+            },
+          );
         } catch (error) {
           if (error instanceof WrongExpectedRevisionError) continue; // a concurrent request claimed it first
           throw error;
@@ -119,7 +134,12 @@ async function ensurePetCreated(
   }
 }
 
-async function appendPet(deps: CreatePetDependencies, id: number, newPet: NewPet, context: RequestContext): Promise<Pet> {
+async function appendPet(
+  deps: CreatePetDependencies,
+  id: number,
+  newPet: NewPet,
+  context: RequestContext,
+): Promise<Pet> {
   const event = decideCreatePet({ type: 'CreatePet', data: newPet }, id);
   const result = await deps.store.appendToStream(
     petStreamName(id),

@@ -26,7 +26,11 @@ export function listPetsQuery(readModel: PetReadModel) {
     const limit = validateLimit(query.limit);
     const status = validateStatus(query.status);
     const after = validateAfter(query.after);
-    const { pets, hasMore } = readModel.page({ limit, ...(status && { status }), ...(after !== undefined && { after }) });
+    const { pets, hasMore } = readModel.page({
+      limit,
+      ...(status && { status }),
+      ...(after !== undefined && { after }),
+    });
     const last = pets.at(-1);
     return hasMore && last !== undefined ? { pets, nextAfter: last.id } : { pets };
   };
@@ -35,14 +39,18 @@ export function listPetsQuery(readModel: PetReadModel) {
 function validateLimit(limit: number | undefined): number {
   if (limit === undefined) return LIST_LIMIT_DEFAULT;
   if (!Number.isInteger(limit) || limit < LIST_LIMIT_MIN || limit > LIST_LIMIT_MAX) {
-    throw new ValidationError(`limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.`, 'limit');
+    throw new ValidationError(
+      `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.`,
+      'limit',
+    );
   }
   return limit;
 }
 
 function validateStatus(status: string | undefined): PetStatus | undefined {
   if (status === undefined) return undefined;
-  if (!isPetStatus(status)) throw new ValidationError(`status must be one of ${PET_STATUSES.join(', ')}.`, 'status');
+  if (!isPetStatus(status))
+    throw new ValidationError(`status must be one of ${PET_STATUSES.join(', ')}.`, 'status');
   return status;
 }
 

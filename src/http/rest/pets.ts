@@ -49,8 +49,16 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     async (request) => application.getPet(petIdParam((request.params as { petId: string }).petId)),
   );
 
-  app.route({ method: otherMethods(['GET', 'HEAD', 'POST']), url: '/pets', handler: methodNotAllowed(['GET', 'HEAD', 'POST']) });
-  app.route({ method: otherMethods(['GET', 'HEAD']), url: '/pets/:petId', handler: methodNotAllowed(['GET', 'HEAD']) });
+  app.route({
+    method: otherMethods(['GET', 'HEAD', 'POST']),
+    url: '/pets',
+    handler: methodNotAllowed(['GET', 'HEAD', 'POST']),
+  });
+  app.route({
+    method: otherMethods(['GET', 'HEAD']),
+    url: '/pets/:petId',
+    handler: methodNotAllowed(['GET', 'HEAD']),
+  });
 }
 
 function stringParam(query: Record<string, unknown>, name: string): string | undefined {
@@ -86,4 +94,3 @@ function nextPageLink(query: Record<string, unknown>, after: number): string {
   params.set('after', String(after));
   return `</v1/pets?${params.toString()}>; rel="next"`;
 }
-

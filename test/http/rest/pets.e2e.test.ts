@@ -14,14 +14,19 @@ afterAll(async () => {
 const json = { 'content-type': 'application/json' };
 
 async function createPet(body: unknown, headers: Record<string, string> = {}) {
-  return t.app.inject({ method: 'POST', url: '/v1/pets', headers: { ...json, ...headers }, payload: JSON.stringify(body) });
+  return t.app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: { ...json, ...headers },
+    payload: JSON.stringify(body),
+  });
 }
 
 async function petCount(): Promise<number> {
   let count = 0;
   let url: string | undefined = '/v1/pets?limit=100';
   while (url !== undefined) {
-    const response = await t.app.inject({ method: 'GET', url });
+    const response: Awaited<ReturnType<typeof t.app.inject>> = await t.app.inject({ method: 'GET', url });
     count += response.json().length;
     url = /<([^>]+)>; rel="next"/.exec(String(response.headers.link ?? ''))?.[1];
   }
@@ -72,7 +77,12 @@ describe('POST /v1/pets', () => {
   });
 
   it('answers malformed JSON with 400 invalid_json', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/v1/pets', headers: json, payload: '{"name":' });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: json,
+      payload: '{"name":',
+    });
     expect(response.json()).toEqual({ code: 'invalid_json', message: expect.any(String), status: 400 });
   });
 
@@ -141,7 +151,9 @@ describe('GET /v1/pets', () => {
     created = [];
     for (let i = 0; i < 45; i++) {
       const status = ['available', 'pending', 'sold', undefined][i % 4];
-      created.push((await createPet({ name: `Pet ${i}`, categoryId: 1 + (i % 3), ...(status && { status }) })).json());
+      created.push(
+        (await createPet({ name: `Pet ${i}`, categoryId: 1 + (i % 3), ...(status && { status }) })).json(),
+      );
     }
   });
 
@@ -158,7 +170,7 @@ describe('GET /v1/pets', () => {
     const seen: number[] = [];
     let url: string | undefined = '/v1/pets?limit=7';
     while (url !== undefined) {
-      const response = await t.app.inject({ method: 'GET', url });
+      const response: Awaited<ReturnType<typeof t.app.inject>> = await t.app.inject({ method: 'GET', url });
       seen.push(...response.json().map((p: { id: number }) => p.id));
       url = /<([^>]+)>; rel="next"/.exec(String(response.headers.link ?? ''))?.[1];
     }
@@ -200,7 +212,11 @@ describe('GET /v1/pets', () => {
     'answers limit=%j with 400',
     async (limit) => {
       const response = await t.app.inject({ method: 'GET', url: `/v1/pets?limit=${limit}` });
-      expect(response.json()).toEqual({ code: 'validation_failed', message: expect.stringContaining('limit'), status: 400 });
+      expect(response.json()).toEqual({
+        code: 'validation_failed',
+        message: expect.stringContaining('limit'),
+        status: 400,
+      });
     },
   );
 
@@ -227,17 +243,27 @@ describe('GET /v1/pets/{petId}', () => {
     expect(openApiMismatches('GET', '/pets/{petId}', response)).toEqual([]);
   });
 
-  it.each(['999999999', '9007199254740993', '9223372036854775807'])('answers the unknown id %s with 404', async (id) => {
-    const response = await t.app.inject({ method: 'GET', url: `/v1/pets/${id}` });
-    expect(response.json()).toEqual({ code: 'not_found', message: `No pet has the id ${id}.`, status: 404 });
-    expect(response.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
-    expect(openApiMismatches('GET', '/pets/{petId}', response)).toEqual([]);
-  });
+  it.each(['999999999', '9007199254740993', '9223372036854775807'])(
+    'answers the unknown id %s with 404',
+    async (id) => {
+      const response = await t.app.inject({ method: 'GET', url: `/v1/pets/${id}` });
+      expect(response.json()).toEqual({
+        code: 'not_found',
+        message: `No pet has the id ${id}.`,
+        status: 404,
+      });
+      expect(response.headers.sunset).toBe('Thu, 05 Dec 2030 00:00:00 GMT');
+      expect(openApiMismatches('GET', '/pets/{petId}', response)).toEqual([]);
+    },
+  );
 
-  it.each(['abc', '0', '-4', '1.0', '9223372036854775808', '%20'])('answers the malformed id %j with 400', async (id) => {
-    const response = await t.app.inject({ method: 'GET', url: `/v1/pets/${id}` });
-    expect([response.statusCode, response.json().code]).toEqual([400, 'validation_failed']);
-  });
+  it.each(['abc', '0', '-4', '1.0', '9223372036854775808', '%20'])(
+    'answers the malformed id %j with 400',
+    async (id) => {
+      const response = await t.app.inject({ method: 'GET', url: `/v1/pets/${id}` });
+      expect([response.statusCode, response.json().code]).toEqual([400, 'validation_failed']);
+    },
+  );
 });
 
 describe('the rest of the HTTP surface', () => {
@@ -255,12 +281,24 @@ describe('the rest of the HTTP surface', () => {
     const response = await t.app.inject({ method, url });
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe(allow);
-    expect(response.json()).toEqual({ code: 'method_not_allowed', message: `Method ${method} is not allowed here.`, status: 405 });
+    expect(response.json()).toEqual({
+      code: 'method_not_allowed',
+      message: `Method ${method} is not allowed here.`,
+      status: 405,
+    });
   });
 
   it('echoes a well-formed X-Request-Id and makes one up otherwise', async () => {
-    const given = await t.app.inject({ method: 'GET', url: '/v1/pets', headers: { 'x-request-id': 'abc-123' } });
-    const invented = await t.app.inject({ method: 'GET', url: '/v1/pets', headers: { 'x-request-id': 'bad id\u0001' } });
+    const given = await t.app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { 'x-request-id': 'abc-123' },
+    });
+    const invented = await t.app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { 'x-request-id': 'bad id\u0001' },
+    });
     expect(given.headers['x-request-id']).toBe('abc-123');
     expect(invented.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
   });
