@@ -4,12 +4,13 @@ import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { errorHandler } from './error-handler.ts';
 import { notFoundHandler } from './four-oh-four.ts';
+import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
 import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
 
 export type AppDependencies = {
-  readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy'>;
+  readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'>;
   readonly application: Application;
   readonly guard: Guard;
   readonly logger: FastifyBaseLogger;
@@ -51,5 +52,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(openApiRoute);
   app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
+  await app.register(graphqlRoutes, { application: deps.application, config: deps.config.graphql });
   return app;
 }

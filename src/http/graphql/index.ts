@@ -1,0 +1,13 @@
+import { builder } from './builder.ts';
+import './types/safe-int.ts';
+import './types/pet-status.ts';
+import './types/errors.ts';
+import './types/pet.ts';
+import './types/new-pet.ts';
+
+builder.queryType({});
+builder.mutationType({});
+builder.subscriptionType({});
+
+/** The whole schema, assembled from one module per type. */
+export const schema = builder.toSchema({ sortSchema: true });

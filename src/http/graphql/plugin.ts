@@ -1,0 +1,60 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Application } from '../../application/index.ts';
+import type { Config } from '../../config.ts';
+import { methodNotAllowed, otherMethods } from '../four-oh-four.ts';
+import { fastPath } from './fast-path.ts';
+import { graphiqlRoute } from './graphiql.ts';
+import { createPetStoreYoga, GRAPHQL_PATH, type PetStoreYoga } from './yoga.ts';
+
+export type GraphQLRoutesOptions = {
+  readonly application: Application;
+  readonly config: Config['graphql'];
+};
+
+/**
+ * Mounts GraphQL at /graphql (GET and POST, per GraphQL over HTTP) behind the same guard as REST.
+ * Registered as an encapsulated plugin: the raw-string body parser below applies to /graphql only.
+ */
+export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutesOptions): Promise<void> {
+  const yoga = createPetStoreYoga({
+    application: options.application,
+    introspection: options.config.introspection,
+    logger: app.log,
+  });
+  const tryFastPath = fastPath(yoga);
+
+  // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body unparsed.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
+    done(null, body),
+  );
+
+  app.route({
+    method: ['GET', 'POST'],
+    url: GRAPHQL_PATH,
+    exposeHeadRoute: false,
+    handler: async (request, reply) => {
+      if (request.method === 'POST' && (await tryFastPath(request, reply, request.body as string)))
+        return reply;
+      return handleWithYoga(yoga, request, reply);
+    },
+  });
+  app.route({
+    method: otherMethods(['GET', 'POST']),
+    url: GRAPHQL_PATH,
+    handler: methodNotAllowed(['GET', 'POST']),
+  });
+  if (options.config.graphiql) graphiqlRoute(app);
+}
+
+/** Yoga's full handler: GET, server-sent events, and every request the fast path declines. */
+async function handleWithYoga(
+  yoga: PetStoreYoga,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
+  reply.code(response.status);
+  response.headers.forEach((value, key) => reply.header(key, value));
+  return reply.send(response.body);
+}

@@ -1,0 +1,31 @@
+import { ValidationError } from '../../../errors.ts';
+import { builder } from '../builder.ts';
+import { Pet } from './pet.ts';
+import { PetStatus } from './pet-status.ts';
+import { SafeInt } from './safe-int.ts';
+
+export const NewPet = builder.inputType('NewPet', {
+  description: 'A pet to add. The same rules as the REST body: see ValidationError for what can fail.',
+  fields: (t) => ({
+    name: t.string({ required: true, description: 'Not blank, at most 100 characters.' }),
+    categoryId: t.field({ type: SafeInt, required: true, description: 'A positive integer up to 2^53-1.' }),
+    status: t.field({ type: PetStatus, description: 'Absent: the pet has no status.' }),
+  }),
+});
+
+builder.mutationFields((t) => ({
+  createPet: t.field({
+    type: Pet,
+    description: 'Adds a pet. Returns it, or a ValidationError naming the field that broke a rule.',
+    errors: { types: [ValidationError], union: { name: 'CreatePetResult' } },
+    args: { input: t.arg({ type: NewPet, required: true }) },
+    resolve: async (_root, { input }, { application, requestContext }) => {
+      const { status, ...required } = input;
+      const { pet } = await application.createPet(
+        status == null ? required : { ...required, status },
+        requestContext,
+      );
+      return pet;
+    },
+  }),
+}));

@@ -1,0 +1,65 @@
+import type { Pet as PetShape } from '../../../domain/pets.ts';
+import { builder } from '../builder.ts';
+import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { petCreatedStream } from '../pet-created-stream.ts';
+import { PetStatus } from './pet-status.ts';
+import { SafeInt } from './safe-int.ts';
+
+export const Pet = builder.objectRef<PetShape>('Pet').implement({
+  description: 'An animal offered in the store.',
+  fields: (t) => ({
+    id: t.expose('id', { type: SafeInt, description: 'Assigned by the service; at most 2^53-1.' }),
+    name: t.exposeString('name'),
+    categoryId: t.expose('categoryId', { type: SafeInt }),
+    status: t.field({ type: PetStatus, nullable: true, resolve: (pet) => pet.status ?? null }),
+  }),
+});
+
+const PetConnection = builder.connectionObject({ type: Pet, name: 'PetConnection' }, { name: 'PetEdge' });
+
+builder.queryFields((t) => ({
+  pet: t.field({
+    type: Pet,
+    nullable: true,
+    description: 'One pet by id. When there is none: null, with an error whose extensions.code is not_found.',
+    args: { id: t.arg({ type: SafeInt, required: true }) },
+    resolve: (_root, args, { application }) => application.getPet(args.id),
+  }),
+  pets: t.field({
+    type: PetConnection,
+    description:
+      'Pets in ascending id order, a page at a time: the REST list rules (first is 1 to 100, default 20). ' +
+      'Pass pageInfo.endCursor as after for the next page; only forward paging is offered.',
+    args: {
+      first: t.arg.int(),
+      after: t.arg.string(),
+      status: t.arg({ type: PetStatus }),
+    },
+    resolve: (_root, args, { application }) => {
+      const page = application.listPets({
+        ...(args.first != null && { limit: args.first }),
+        ...(args.status != null && { status: args.status }),
+        ...(args.after != null && { after: decodeCursor(args.after) }),
+      });
+      const edges = page.pets.map((pet) => ({ cursor: encodeCursor(pet.id), node: pet }));
+      return {
+        edges,
+        pageInfo: {
+          hasNextPage: page.nextAfter !== undefined,
+          hasPreviousPage: false,
+          startCursor: edges[0]?.cursor ?? null,
+          endCursor: edges.at(-1)?.cursor ?? null,
+        },
+      };
+    },
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  petCreated: t.field({
+    type: Pet,
+    description: 'Every pet created from the moment of subscribing, in the order the store recorded them.',
+    subscribe: (_root, _args, { application }) => petCreatedStream(application),
+    resolve: (pet) => pet,
+  }),
+}));

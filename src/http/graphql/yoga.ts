@@ -1,0 +1,56 @@
+import { useGraphQlJit } from '@envelop/graphql-jit';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { createYoga, type YogaLogger } from 'graphql-yoga';
+import type { Application } from '../../application/index.ts';
+import { requestContext } from '../request-context.ts';
+import type { GraphQLContext } from './builder.ts';
+import { toClientError, useErrorTranslation } from './error-translation.ts';
+import { hardeningPlugins } from './hardening.ts';
+import { schema } from './index.ts';
+
+export const GRAPHQL_PATH = '/graphql';
+
+export type ServerContext = { req: FastifyRequest; reply: FastifyReply };
+
+export type YogaOptions = {
+  readonly application: Application;
+  readonly introspection: boolean;
+  readonly logger: FastifyBaseLogger;
+};
+
+/** The Yoga server for one application; Fastify routes requests to it (see `plugin.ts`). */
+export function createPetStoreYoga(options: YogaOptions) {
+  const { application } = options;
+  return createYoga<ServerContext, GraphQLContext>({
+    schema,
+    graphqlEndpoint: GRAPHQL_PATH,
+    // The guard rate-limits per HTTP request, so one request must be one operation.
+    batching: false,
+    // GraphiQL is served by its own public route (see `graphiql.ts`): a browser cannot send the
+    // bearer key when it opens a page.
+    graphiql: false,
+    landingPage: false,
+    // Cross-origin policy belongs to the shared HTTP stack, as for REST; none is set today.
+    cors: false,
+    multipart: false,
+    maskedErrors: { maskError: (error) => toClientError(error) },
+    logging: yogaLogger(options.logger),
+    context: ({ req }): GraphQLContext => ({ application, requestContext: requestContext(req), req }),
+    plugins: [
+      ...hardeningPlugins({ introspection: options.introspection }),
+      useGraphQlJit({}, { onError: () => {} }),
+      useErrorTranslation(),
+    ],
+  });
+}
+
+export type PetStoreYoga = ReturnType<typeof createPetStoreYoga>;
+
+function yogaLogger(logger: FastifyBaseLogger): YogaLogger {
+  return {
+    debug: () => {},
+    info: () => {},
+    warn: (...args: unknown[]) => logger.warn({ args }, 'graphql-yoga warning'),
+    error: (...args: unknown[]) => logger.error({ err: args[0] }, 'graphql-yoga error'),
+  };
+}
