@@ -10,3 +10,14 @@ apt_install() {
 }
 
 command -v redis-server >/dev/null || apt_install redis-server
+
+# Apache Kafka (KRaft, single node) for the forwarding tests: its jars from Maven Central, cached
+# under $HOME/.cache so a re-run fetches nothing. test/support/kafka-broker.ts starts it.
+kafka_libs="$HOME/.cache/petstore/kafka-3.9.1/libs"
+if [ ! -f "$kafka_libs/kafka_2.13-3.9.1.jar" ]; then
+  command -v java >/dev/null || apt_install openjdk-17-jre-headless
+  command -v mvn >/dev/null || apt_install maven
+  mkdir -p "$kafka_libs"
+  mvn -q -B -f .ci/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
+fi
+command -v strace >/dev/null || apt_install strace

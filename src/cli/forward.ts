@@ -1,0 +1,37 @@
+import { pino } from 'pino';
+import { loadConfig } from '../config.ts';
+import { openEventStore } from '../eventstore/index.ts';
+import { startConfiguredForwarder } from '../forwarding/from-config.ts';
+import { PublisherFencedError } from '../forwarding/publisher.ts';
+import { UsageError } from './usage-error.ts';
+
+/**
+ * `petstore forward`: publishes the store's events to Kafka until SIGTERM or SIGINT. Starting a
+ * second forwarder for the same topic fences this one, which then exits with status 0 (a
+ * supervisor restarting on failure must not start a fencing ping-pong).
+ */
+export async function run(args: string[]): Promise<void> {
+  if (args.length > 0) {
+    throw new UsageError(
+      `unexpected argument ${args[0]}: configure it with KAFKA_BROKERS, KAFKA_TOPIC, EVENT_STORE_URL`,
+    );
+  }
+  const config = loadConfig(process.env);
+  if (config.kafka.brokers.length === 0) throw new UsageError('KAFKA_BROKERS is not set');
+  const log = pino({ level: config.logLevel, name: 'forwarder' });
+  const store = await openEventStore(config);
+  const forwarder = startConfiguredForwarder(config, store, log);
+  const stop = (): void => void forwarder.stop();
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  log.info({ topic: config.kafka.topic, brokers: config.kafka.brokers }, 'forwarder started');
+  try {
+    await forwarder.done;
+    log.info({}, 'forwarder stopped');
+  } catch (error) {
+    if (!(error instanceof PublisherFencedError)) throw error;
+    log.warn({}, error.message);
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,121 @@
+import type { EventStore } from '../eventstore/port.ts';
+import { batches } from './batches.ts';
+import { toKafkaMessage } from './message.ts';
+import { type EventPublisher, PublisherFencedError } from './publisher.ts';
+
+/**
+ * Forwards every event of the store to the publisher, in store order, at least once.
+ *
+ * One session: claim the topic (fencing any other forwarder), read the checkpoint the broker
+ * holds, subscribe to the store after it, and publish batch after batch, each together with its
+ * last position as the new checkpoint. Any failure (broker or store down, a crash mid-batch)
+ * ends the session; the next one starts over from the checkpoint, so nothing is lost and an
+ * event is published again only if its batch's commit was not acknowledged. Being fenced ends
+ * the forwarder: another one has taken over.
+ */
+
+export type ForwarderLog = {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+};
+
+export type ForwarderOptions = {
+  readonly store: EventStore;
+  /** A fresh publisher for each session. */
+  readonly createPublisher: () => EventPublisher;
+  readonly log: ForwarderLog;
+  readonly maxBatchSize?: number;
+  readonly lingerMs?: number;
+  /** While no event arrives for this long, the checkpoint is rewritten, so the broker keeps it. */
+  readonly checkpointRefreshMs?: number;
+  /** Delay before the first retry after a failed session; doubles up to `maxRetryDelayMs`. */
+  readonly retryDelayMs?: number;
+  readonly maxRetryDelayMs?: number;
+  /** Called after each acknowledged batch with its checkpoint. */
+  readonly onCheckpoint?: (position: bigint) => void;
+};
+
+export type Forwarder = {
+  /** Settles when the forwarder stops: resolves after `stop()`, rejects when fenced. */
+  readonly done: Promise<void>;
+  stop(): Promise<void>;
+};
+
+export function startForwarder(options: ForwarderOptions): Forwarder {
+  let stopping = false;
+  let closeSession: (() => Promise<void>) | undefined;
+  let wakeFromRetry: (() => void) | undefined;
+
+  async function runSession(): Promise<void> {
+    const publisher = options.createPublisher();
+    let subscription: { close(): Promise<void> } | undefined;
+    closeSession = async () => {
+      await subscription?.close();
+      await publisher.close();
+    };
+    try {
+      await publisher.connect();
+      let checkpoint = await publisher.readCheckpoint();
+      options.log.info(
+        { checkpoint: checkpoint?.toString() ?? null },
+        'forwarder resumes after its checkpoint',
+      );
+      if (stopping) return;
+      const feed = options.store.subscribeToAll(checkpoint === undefined ? {} : { after: checkpoint });
+      subscription = feed;
+      const batchOptions = {
+        maxSize: options.maxBatchSize ?? 500,
+        lingerMs: options.lingerMs ?? 5,
+        idleMs: options.checkpointRefreshMs ?? 3_600_000,
+      };
+      for await (const batch of batches(feed, batchOptions)) {
+        if (stopping) return;
+        const last = batch.at(-1)?.position ?? checkpoint;
+        if (last === undefined) continue;
+        await publisher.publish(batch.map(toKafkaMessage), last);
+        checkpoint = last;
+        options.onCheckpoint?.(last);
+      }
+    } finally {
+      closeSession = undefined;
+      await subscription?.close();
+      await publisher.close();
+    }
+  }
+
+  async function run(): Promise<void> {
+    let delayMs = options.retryDelayMs ?? 500;
+    while (!stopping) {
+      try {
+        await runSession();
+        delayMs = options.retryDelayMs ?? 500;
+      } catch (error) {
+        if (error instanceof PublisherFencedError) throw error;
+        if (stopping) return;
+        options.log.warn(
+          { err: error, retryInMs: delayMs },
+          'forwarding failed; resuming from the checkpoint',
+        );
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, delayMs);
+          wakeFromRetry = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        delayMs = Math.min(delayMs * 2, options.maxRetryDelayMs ?? 5_000);
+      }
+    }
+  }
+
+  const done = run();
+  return {
+    done,
+    async stop() {
+      stopping = true;
+      wakeFromRetry?.();
+      await closeSession?.();
+      await done.catch(() => {});
+    },
+  };
+}

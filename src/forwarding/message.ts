@@ -1,0 +1,52 @@
+import type { RecordedEvent } from '../eventstore/port.ts';
+import type { OutgoingMessage } from './publisher.ts';
+
+/**
+ * The Kafka message of one event: the contract with downstream consumers (README, production
+ * section). Key: the stream name, so the events of one stream go to one partition in order.
+ * Value: the event as JSON, revision and position as decimal strings. Headers repeat what a
+ * consumer needs to route or deduplicate without parsing the value.
+ */
+
+export type EventMessageValue = {
+  readonly eventId: string;
+  readonly type: string;
+  readonly streamName: string;
+  /** Decimal string: the event's revision within its stream. */
+  readonly revision: string;
+  /** Decimal string: the event's position in the store; grows in store order. */
+  readonly position: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly metadata: Readonly<Record<string, unknown>>;
+};
+
+export const HEADERS = {
+  eventId: 'event-id',
+  eventType: 'event-type',
+  schemaVersion: 'schema-version',
+  position: 'position',
+  contentType: 'content-type',
+} as const;
+
+export function toKafkaMessage(event: RecordedEvent): OutgoingMessage {
+  const value: EventMessageValue = {
+    eventId: event.metadata.eventId,
+    type: event.type,
+    streamName: event.streamName,
+    revision: event.revision.toString(),
+    position: event.position.toString(),
+    data: event.data,
+    metadata: event.metadata,
+  };
+  return {
+    key: event.streamName,
+    value: JSON.stringify(value),
+    headers: {
+      [HEADERS.eventId]: event.metadata.eventId,
+      [HEADERS.eventType]: event.type,
+      [HEADERS.schemaVersion]: String(event.metadata.schemaVersion),
+      [HEADERS.position]: event.position.toString(),
+      [HEADERS.contentType]: 'application/json',
+    },
+  };
+}

@@ -1,0 +1,35 @@
+/**
+ * What the forwarder needs from a message broker, and nothing more: kafkajs sits behind it (see
+ * `kafkajs-publisher.ts`) so that another client, such as `@platformatic/kafka`, can replace it
+ * by implementing these four methods.
+ */
+
+export type OutgoingMessage = {
+  readonly key: string;
+  readonly value: string;
+  readonly headers: Readonly<Record<string, string>>;
+};
+
+export interface EventPublisher {
+  /**
+   * Claims the right to publish: from here on, any publisher that claimed it earlier fails with
+   * `PublisherFencedError`, and its unfinished batch is discarded, never delivered.
+   */
+  connect(): Promise<void>;
+  /** Position of the last event whose batch the broker committed, or undefined before the first. */
+  readCheckpoint(): Promise<bigint | undefined>;
+  /**
+   * Publishes the messages and stores `checkpoint` atomically: both or neither. Resolves once the
+   * broker acknowledged them. An empty batch only refreshes the stored checkpoint.
+   */
+  publish(messages: readonly OutgoingMessage[], checkpoint: bigint): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Another publisher claimed the topic after this one; this one must stop, not retry. */
+export class PublisherFencedError extends Error {
+  constructor(cause: unknown) {
+    super('Another forwarder took over publishing to this topic; this one stops.', { cause });
+    this.name = 'PublisherFencedError';
+  }
+}
