@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { batches } from '../../src/forwarding/batches.ts';
+
+/** A feed of items that arrive when pushed, like a live subscription. */
+function feed<T>(): { push(item: T): void; end(): void; iterable: AsyncIterable<T> } {
+  const queue: Array<IteratorResult<T>> = [];
+  let wake: (() => void) | undefined;
+  const put = (result: IteratorResult<T>) => {
+    queue.push(result);
+    wake?.();
+  };
+  return {
+    push: (item) => put({ value: item, done: false }),
+    end: () => put({ value: undefined, done: true }),
+    iterable: {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => {
+          while (queue.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+          return queue.shift()!;
+        },
+      }),
+    },
+  };
+}
+
+describe('batches of a live feed', () => {
+  it('groups what is already available, up to the maximum size, in order', async () => {
+    const f = feed<number>();
+    for (let i = 1; i <= 5; i += 1) f.push(i);
+    f.end();
+    const out: number[][] = [];
+    for await (const batch of batches(f.iterable, { maxSize: 2, lingerMs: 50, idleMs: 10_000 }))
+      out.push(batch);
+    expect(out).toEqual([[1, 2], [3, 4], [5]]);
+  });
+
+  it('closes a batch when nothing more arrives within the linger time', async () => {
+    const f = feed<number>();
+    const iterator = batches(f.iterable, { maxSize: 100, lingerMs: 20, idleMs: 10_000 });
+    f.push(1);
+    f.push(2);
+    expect((await iterator.next()).value).toEqual([1, 2]);
+    f.push(3);
+    expect((await iterator.next()).value).toEqual([3]);
+  });
+
+  it('yields an empty batch when the feed stays quiet for the idle time', async () => {
+    const f = feed<number>();
+    const iterator = batches(f.iterable, { maxSize: 100, lingerMs: 5, idleMs: 20 });
+    expect((await iterator.next()).value).toEqual([]);
+    f.push(1);
+    expect((await iterator.next()).value).toEqual([1]);
+  });
+});

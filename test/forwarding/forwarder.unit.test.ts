@@ -1,0 +1,149 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../src/eventstore/port.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { startForwarder } from '../../src/forwarding/forwarder.ts';
+import {
+  type EventPublisher,
+  type OutgoingMessage,
+  PublisherFencedError,
+} from '../../src/forwarding/publisher.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * The forwarder's loop against a scripted publisher (the broker side is proven against a real
+ * Kafka in kafka-forwarding.int.test.ts): what it checkpoints, and where it resumes.
+ */
+class ScriptedBroker {
+  committed: OutgoingMessage[] = [];
+  checkpoint: bigint | undefined;
+  failNextPublishes = 0;
+  fenceNextPublish = false;
+
+  publisher(): EventPublisher {
+    return {
+      connect: async () => {},
+      readCheckpoint: async () => this.checkpoint,
+      publish: async (messages, checkpoint) => {
+        if (this.fenceNextPublish) throw new PublisherFencedError(new Error('INVALID_PRODUCER_EPOCH'));
+        if (this.failNextPublishes > 0) {
+          this.failNextPublishes -= 1;
+          throw new Error('broker unreachable');
+        }
+        this.committed.push(...messages);
+        this.checkpoint = checkpoint;
+      },
+      close: async () => {},
+    };
+  }
+}
+
+const quiet = { info: () => {}, warn: () => {} };
+const temp = makeTempDir('petstore-forwarder-unit-');
+let store: EventStore;
+afterEach(async () => store?.close());
+
+async function appendEvents(count: number): Promise<bigint[]> {
+  const positions: bigint[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const metadata = {
+      eventId: randomUUID(),
+      occurredAt: '2026-01-02T03:04:05.000Z',
+      correlationId: 'c',
+      schemaVersion: 1,
+    };
+    positions.push(
+      (await store.appendToStream('pet-1', [{ type: 'PetCreated', data: { n }, metadata }])).position,
+    );
+  }
+  return positions;
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+function openStore(): EventStore {
+  return openSqliteEventStore({ file: path.join(temp.dir, `${randomUUID()}.sqlite`), pollIntervalMs: 10 });
+}
+
+describe('forwarder', () => {
+  it('resumes after the checkpoint the broker holds, skipping what was already published', async () => {
+    store = openStore();
+    const positions = await appendEvents(5);
+    const broker = new ScriptedBroker();
+    broker.checkpoint = positions[2];
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+    });
+    await until(() => broker.checkpoint === positions[4]);
+    await forwarder.stop();
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([3, 4]);
+  });
+
+  it('keeps the checkpoint where it was when a publish fails, and publishes the batch again', async () => {
+    store = openStore();
+    const positions = await appendEvents(3);
+    const broker = new ScriptedBroker();
+    broker.failNextPublishes = 2;
+    const checkpoints: bigint[] = [];
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+      retryDelayMs: 1,
+      onCheckpoint: (position) => checkpoints.push(position),
+    });
+    await until(() => broker.checkpoint === positions[2]);
+    await forwarder.stop();
+    expect(checkpoints).toEqual([positions[2]]);
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([0, 1, 2]);
+  });
+
+  it('stops for good when fenced by a newer forwarder', async () => {
+    store = openStore();
+    await appendEvents(1);
+    const broker = new ScriptedBroker();
+    broker.fenceNextPublish = true;
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+    });
+    await expect(forwarder.done).rejects.toBeInstanceOf(PublisherFencedError);
+    expect(broker.committed).toEqual([]);
+  });
+
+  it('rewrites the checkpoint while the store is quiet, so the broker does not expire it', async () => {
+    store = openStore();
+    const [position] = await appendEvents(1);
+    const broker = new ScriptedBroker();
+    let publishes = 0;
+    const publisher = broker.publisher();
+    const counting: EventPublisher = {
+      ...publisher,
+      publish: (m, c) => ((publishes += 1), publisher.publish(m, c)),
+    };
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => counting,
+      log: quiet,
+      lingerMs: 1,
+      checkpointRefreshMs: 10,
+    });
+    await until(() => publishes >= 3);
+    await forwarder.stop();
+    expect(broker.committed).toHaveLength(1);
+    expect(broker.checkpoint).toBe(position);
+  });
+});

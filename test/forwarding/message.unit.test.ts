@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { toKafkaMessage } from '../../src/forwarding/message.ts';
+
+const event = {
+  streamName: 'pet-42',
+  revision: 3n,
+  position: 170141183460469231722463931679029329919n,
+  type: 'PetCreated',
+  data: { id: 42, name: 'Rex', categoryId: 7 },
+  metadata: {
+    eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',
+    occurredAt: '2026-01-02T03:04:05.000Z',
+    correlationId: 'c-1',
+    schemaVersion: 2,
+  },
+};
+
+describe('Kafka message of an event', () => {
+  it('is keyed by the stream, so one stream stays in one partition', () => {
+    expect(toKafkaMessage(event).key).toBe('pet-42');
+  });
+
+  it('carries event id, type, schema version and position as headers', () => {
+    expect(toKafkaMessage(event).headers).toEqual({
+      'event-id': '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',
+      'event-type': 'PetCreated',
+      'schema-version': '2',
+      position: '170141183460469231722463931679029329919',
+      'content-type': 'application/json',
+    });
+  });
+
+  it('holds the event as JSON with revision and position as exact decimal strings', () => {
+    expect(JSON.parse(toKafkaMessage(event).value)).toEqual({
+      eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',
+      type: 'PetCreated',
+      streamName: 'pet-42',
+      revision: '3',
+      position: '170141183460469231722463931679029329919',
+      data: { id: 42, name: 'Rex', categoryId: 7 },
+      metadata: event.metadata,
+    });
+  });
+});
