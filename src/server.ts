@@ -2,10 +2,10 @@ import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { startApplication } from './application/index.ts';
+import { startAuth } from './auth/index.ts';
 import type { Config } from './config.ts';
 import { openEventStore } from './eventstore/index.ts';
 import { buildApp } from './http/app.ts';
-import { openGuard } from './http/guard.ts';
 
 export type RunningServer = {
   readonly app: FastifyInstance;
@@ -26,7 +26,8 @@ export async function startServer(
     { ms: Date.now() - started, checkpoint: application.checkpoint()?.toString() },
     'read model ready',
   );
-  const app = await buildApp({ config, application, guard: openGuard, logger });
+  const auth = await startAuth({ store, config, logger });
+  const app = await buildApp({ config, application, guard: auth.guard, logger });
   const url = await app.listen({ port: config.port, host: config.host });
 
   let closing: Promise<void> | undefined;
@@ -36,6 +37,7 @@ export async function startServer(
     close() {
       closing ??= (async () => {
         await app.close();
+        await auth.stop();
         await application.stop();
         await store.close();
       })();

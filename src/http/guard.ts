@@ -1,5 +1,22 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import type { Clock } from '../application/context.ts';
+import type { ApiKey } from '../auth/api-keys.ts';
+import { BannedError, InvalidApiKeyError, MissingApiKeyError, RateLimitedError } from '../auth/errors.ts';
+import { crossesBanThreshold, type RateStatus, secondsUntil } from '../auth/rate-decision.ts';
+import type { RateLimiter } from '../auth/rate-limiter.ts';
+import { RefusedAddresses } from '../auth/refused-addresses.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated key, as it was when the request arrived; null on public routes. */
+    apiKey: ApiKey | null;
+  }
+  interface FastifyInstance {
+    /** See `consumeExtra`. */
+    consumeExtraOperations(request: FastifyRequest, reply: FastifyReply, operations: number): Promise<void>;
+  }
+}
 
 /**
  * The guard runs before every adapter (REST and GraphQL alike): the one place where
@@ -9,4 +26,116 @@ import fp from 'fastify-plugin';
 export type Guard = FastifyPluginAsync;
 
 /** No authentication and no limits. */
-export const openGuard: Guard = fp(async () => {}, { name: 'guard' });
+export const openGuard: Guard = fp(
+  async (app) => {
+    app.decorateRequest('apiKey', null);
+    app.decorate('consumeExtraOperations', async () => {});
+  },
+  { name: 'guard' },
+);
+
+/**
+ * For adapters that carry several operations in one request (a GraphQL batch): counts
+ * `operations` more requests against the caller's limits, on top of the one the guard counted.
+ * Rejects with RateLimitedError or BannedError (429) when that goes over, having updated the
+ * rate-limit headers on `reply`. Does nothing on public routes or behind `openGuard`.
+ */
+export function consumeExtra(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  operations: number,
+): Promise<void> {
+  return request.server.consumeExtraOperations(request, reply, operations);
+}
+
+export type ApiKeyGuardDependencies = {
+  readonly keys: { authenticate(secret: string): ApiKey | undefined };
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  /** Bans a key that keeps sending after 429; resolves to the banned key once this process sees it. */
+  readonly banKey: (key: ApiKey, correlationId: string) => Promise<ApiKey | undefined>;
+};
+
+/** Bearer API keys, per-plan limits per key, stricter limits per address for everything else. */
+export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
+  const { keys, limiter, clock } = deps;
+  const refused = new RefusedAddresses();
+
+  async function limitKey(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKey,
+    nowMs: number,
+    points: number,
+  ) {
+    if (key.bannedUntilMs > nowMs) throw banned(reply, key, nowMs);
+    const status = await limiter.limitKey(key, nowMs, points);
+    setRateHeaders(reply, status);
+    if (status.allowed) return;
+    if (crossesBanThreshold(status, points)) {
+      const bannedKey = await deps.banKey(key, request.id);
+      if (bannedKey !== undefined && bannedKey.bannedUntilMs > nowMs) throw banned(reply, bannedKey, nowMs);
+    }
+    throw new RateLimitedError(status.retryAfter);
+  }
+
+  async function refuseAnonymous(request: FastifyRequest, reply: FastifyReply, nowMs: number, error: Error) {
+    const status = await limiter.limitAnonymous(request.ip, nowMs);
+    setRateHeaders(reply, status);
+    if (status.allowed) throw error;
+    refused.add(request.ip, status.reset * 1000, nowMs);
+    throw new RateLimitedError(status.retryAfter);
+  }
+
+  return fp(
+    async (app) => {
+      app.decorateRequest('apiKey', null);
+      app.decorate('consumeExtraOperations', async (request, reply, operations) => {
+        if (request.apiKey === null || operations <= 0) return;
+        await limitKey(request, reply, request.apiKey, clock.now().getTime(), operations);
+      });
+      app.addHook('onRequest', async (request, reply) => {
+        const nowMs = clock.now().getTime();
+        if (request.routeOptions.config.public === true) {
+          const status = await limiter.limitPublic(request.ip, nowMs);
+          setRateHeaders(reply, status);
+          if (!status.allowed) throw new RateLimitedError(status.retryAfter);
+          return;
+        }
+        const secret = bearerToken(request.headers.authorization);
+        if (secret === undefined) return refuseAnonymous(request, reply, nowMs, new MissingApiKeyError());
+        // An address refused for bad keys tries no more keys until its window ends, right or wrong.
+        if (refused.active && refused.has(request.ip, nowMs))
+          return refuseAnonymous(request, reply, nowMs, new InvalidApiKeyError());
+        const key = keys.authenticate(secret);
+        if (key === undefined) return refuseAnonymous(request, reply, nowMs, new InvalidApiKeyError());
+        request.apiKey = key;
+        request.apiKeyId = key.keyId;
+        await limitKey(request, reply, key, nowMs, 1);
+      });
+    },
+    { name: 'guard' },
+  );
+}
+
+/** The token of `Authorization: Bearer <token>` (scheme case-insensitive), '' when empty, undefined when none. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  if (header.startsWith('Bearer ')) return header.slice(7).trim();
+  const match = /^bearer(?: +(.*))?$/i.exec(header);
+  return match === null ? undefined : (match[1] ?? '').trim();
+}
+
+function setRateHeaders(reply: FastifyReply, status: RateStatus): void {
+  reply.header('x-ratelimit-limit', status.limit);
+  reply.header('x-ratelimit-remaining', status.remaining);
+  reply.header('x-ratelimit-reset', status.reset);
+}
+
+/** While banned, the ban binds: nothing remains until it ends. */
+function banned(reply: FastifyReply, key: ApiKey, nowMs: number): BannedError {
+  reply.header('x-ratelimit-limit', key.limits.perMinute);
+  reply.header('x-ratelimit-remaining', 0);
+  reply.header('x-ratelimit-reset', Math.ceil(key.bannedUntilMs / 1000));
+  return new BannedError(secondsUntil(nowMs, key.bannedUntilMs));
+}

@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { type Clock, systemClock } from '../application/context.ts';
+import type { Config } from '../config.ts';
+import type { EventStore } from '../eventstore/port.ts';
+import { apiKeyGuard, type Guard } from '../http/guard.ts';
+import type { ApiKey } from './api-keys.ts';
+import { banApiKey } from './key-commands.ts';
+import { KeyRegistry } from './key-registry.ts';
+import { RateLimiter } from './rate-limiter.ts';
+import { REJECTED_REQUESTS_BEFORE_BAN } from './rate-decision.ts';
+import { connectRateLimitRedis } from './redis.ts';
+import { memoryCounters, redisCounters } from './window-counter.ts';
+
+export type Auth = {
+  readonly guard: Guard;
+  readonly keys: KeyRegistry;
+  stop(): Promise<void>;
+};
+
+export type AuthOptions = {
+  readonly store: EventStore;
+  readonly config: Pick<Config, 'dataDir' | 'redisUrl' | 'rateLimitBanSeconds' | 'snapshotEveryEvents'>;
+  readonly logger: Logger;
+  readonly clock?: Clock;
+};
+
+/**
+ * Authentication and rate limits for the whole service: the key read model (caught up before the
+ * first request), the counters (Redis when REDIS_URL is set, else memory) and the guard.
+ */
+export async function startAuth(options: AuthOptions): Promise<Auth> {
+  const { store, config, logger } = options;
+  const clock = options.clock ?? systemClock;
+  const keys = new KeyRegistry({
+    store,
+    logger,
+    dataDir: config.dataDir,
+    snapshotEveryEvents: config.snapshotEveryEvents,
+  });
+  await keys.start();
+  const redis = config.redisUrl === undefined ? undefined : connectRateLimitRedis(config.redisUrl, logger);
+  const limiter = new RateLimiter(redis === undefined ? memoryCounters() : redisCounters(redis));
+
+  async function banKey(key: ApiKey, correlationId: string): Promise<ApiKey | undefined> {
+    try {
+      const reason = `more than ${REJECTED_REQUESTS_BEFORE_BAN} requests past the limit in one window`;
+      const change = await banApiKey(
+        { store, clock },
+        key.keyId,
+        { seconds: config.rateLimitBanSeconds, reason },
+        { correlationId },
+      );
+      if (change.position !== undefined) await keys.waitFor(change.position);
+      const banned = keys.get(key.keyId);
+      if (change.changed)
+        logger.warn(
+          { keyId: key.keyId, until: new Date(banned?.bannedUntilMs ?? 0).toISOString(), reason },
+          'API key banned',
+        );
+      return banned;
+    } catch (error) {
+      logger.error({ err: error, keyId: key.keyId }, 'could not ban an API key: it stays rate-limited');
+      return undefined;
+    }
+  }
+
+  return {
+    guard: apiKeyGuard({ keys, limiter, clock, banKey }),
+    keys,
+    async stop() {
+      await keys.stop();
+      redis?.disconnect();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import type { Clock, RequestContext } from '../application/context.ts';
+import { newEventMetadata } from '../application/event-metadata.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port.ts';
+import {
+  type ApiKey,
+  type ApiKeyEvent,
+  apiKeyStreamName,
+  type ChangeApiKeyPlan,
+  decideBanApiKey,
+  decideChangeApiKeyPlan,
+  decideIssueApiKey,
+  decideRevokeApiKey,
+  decideUnbanApiKey,
+  evolveApiKey,
+  type IssueApiKey,
+} from './api-keys.ts';
+import { generateApiKey, hashApiKey } from './secrets.ts';
+
+/**
+ * The API-key commands: read the key's stream, decide, append with the revision read, and
+ * decide again if another process changed the key meanwhile. Used by the CLI and by the guard
+ * (bans), possibly from several processes at once.
+ */
+
+export type KeyCommandDependencies = { readonly store: EventStore; readonly clock: Clock };
+
+export type KeyChange = {
+  /** The key after the command; undefined only when a ban named an unknown key. */
+  readonly key: ApiKey | undefined;
+  /** False when the command changed nothing (already revoked, already banned, same plan). */
+  readonly changed: boolean;
+  /** Store position of the last event written; wait for a read model to reach it. */
+  readonly position: bigint | undefined;
+};
+
+/** Issues a key. The secret is returned here once and exists nowhere else. */
+export async function issueApiKey(
+  deps: KeyCommandDependencies,
+  command: IssueApiKey,
+  context: RequestContext,
+): Promise<{ key: ApiKey; secret: string; position: bigint }> {
+  const { keyId, secret } = generateApiKey();
+  const event = decideIssueApiKey(command, { keyId, secretHash: hashApiKey(secret) }, deps.clock.now());
+  const result = await deps.store.appendToStream(
+    apiKeyStreamName(keyId),
+    [{ ...event, metadata: newEventMetadata(deps.clock, context) }],
+    { expectedRevision: 'no_stream' },
+  );
+  return { key: evolveApiKey(undefined, event)!, secret, position: result.position };
+}
+
+export function revokeApiKey(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  context: RequestContext,
+): Promise<KeyChange> {
+  return changeKey(deps, keyId, context, (state, now) => decideRevokeApiKey(state, keyId, now));
+}
+
+export function changeApiKeyPlan(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  command: ChangeApiKeyPlan,
+  context: RequestContext,
+): Promise<KeyChange> {
+  return changeKey(deps, keyId, context, (state, now) => decideChangeApiKeyPlan(state, keyId, command, now));
+}
+
+export function banApiKey(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  ban: { readonly seconds: number; readonly reason: string },
+  context: RequestContext,
+): Promise<KeyChange> {
+  return changeKey(deps, keyId, context, (state, now) => decideBanApiKey(state, keyId, ban, now));
+}
+
+export function unbanApiKey(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  context: RequestContext,
+): Promise<KeyChange> {
+  return changeKey(deps, keyId, context, (state, now) => decideUnbanApiKey(state, keyId, now));
+}
+
+async function changeKey(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  context: RequestContext,
+  decide: (state: ApiKey | undefined, now: Date) => ApiKeyEvent[],
+): Promise<KeyChange> {
+  const stream = apiKeyStreamName(keyId);
+  for (;;) {
+    const recorded = await deps.store.readStream(stream);
+    const state = recorded.reduce<ApiKey | undefined>(
+      (key, event) => evolveApiKey(key, event as unknown as ApiKeyEvent),
+      undefined,
+    );
+    const events = decide(state, deps.clock.now());
+    if (events.length === 0) return { key: state, changed: false, position: undefined };
+    try {
+      const result = await deps.store.appendToStream(
+        stream,
+        events.map((event) => ({ ...event, metadata: newEventMetadata(deps.clock, context) })),
+        { expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' },
+      );
+      return { key: events.reduce(evolveApiKey, state), changed: true, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+    }
+  }
+}

@@ -1,0 +1,91 @@
+import type { Limits } from './plans.ts';
+
+/**
+ * Pure rate-limit arithmetic over two fixed windows, a UTC minute and a UTC day. Windows are
+ * aligned to the clock, not to a client's first request, so every process agrees on when a
+ * window ends and `X-RateLimit-Reset` is the same whichever process answers.
+ */
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+/** A key that sends this many more requests than its limit within one window is banned. */
+export const REJECTED_REQUESTS_BEFORE_BAN = 10;
+
+export type RateStatus = {
+  readonly allowed: boolean;
+  /** The limit of the window that binds now: the one with fewer requests left (on a tie, the day). */
+  readonly limit: number;
+  readonly remaining: number;
+  /** Unix seconds at which the binding window ends. */
+  readonly reset: number;
+  /** Whole seconds until a request can succeed; 0 when allowed. */
+  readonly retryAfter: number;
+  /** Requests sent past the binding window's limit, this one included; 0 when allowed. */
+  readonly overLimitBy: number;
+};
+
+/** Unix seconds at which the window holding `nowMs` ends. */
+export function windowEnd(nowMs: number, windowMs: number): number {
+  return ((Math.floor(nowMs / windowMs) + 1) * windowMs) / 1000;
+}
+
+/**
+ * The verdict once this request is counted. `dayConsumed` is undefined when the request was not
+ * counted in the day window because the minute window already refused it.
+ */
+export function decideRate(
+  nowMs: number,
+  limits: Limits,
+  minuteConsumed: number,
+  dayConsumed: number | undefined,
+): RateStatus {
+  const minuteReset = windowEnd(nowMs, MINUTE_MS);
+  if (minuteConsumed > limits.perMinute || dayConsumed === undefined) {
+    return refused(nowMs, limits.perMinute, minuteReset, minuteConsumed - limits.perMinute);
+  }
+  const dayReset = windowEnd(nowMs, DAY_MS);
+  if (dayConsumed > limits.perDay)
+    return refused(nowMs, limits.perDay, dayReset, dayConsumed - limits.perDay);
+  const minuteLeft = limits.perMinute - minuteConsumed;
+  const dayLeft = limits.perDay - dayConsumed;
+  return minuteLeft < dayLeft
+    ? {
+        allowed: true,
+        limit: limits.perMinute,
+        remaining: minuteLeft,
+        reset: minuteReset,
+        retryAfter: 0,
+        overLimitBy: 0,
+      }
+    : {
+        allowed: true,
+        limit: limits.perDay,
+        remaining: dayLeft,
+        reset: dayReset,
+        retryAfter: 0,
+        overLimitBy: 0,
+      };
+}
+
+function refused(nowMs: number, limit: number, reset: number, overLimitBy: number): RateStatus {
+  return {
+    allowed: false,
+    limit,
+    remaining: 0,
+    reset,
+    retryAfter: secondsUntil(nowMs, reset * 1000),
+    overLimitBy,
+  };
+}
+
+/** Whole seconds from `nowMs` until `untilMs`, rounded up, at least 1. */
+export function secondsUntil(nowMs: number, untilMs: number): number {
+  return Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
+}
+
+/** True for exactly the one request that takes a key past the ban threshold in a window. */
+export function crossesBanThreshold(status: RateStatus, points = 1): boolean {
+  const threshold = REJECTED_REQUESTS_BEFORE_BAN + 1;
+  return status.overLimitBy >= threshold && status.overLimitBy - points < threshold;
+}

@@ -1,0 +1,58 @@
+import type { ApiKey } from './api-keys.ts';
+import type { Limits } from './plans.ts';
+import { DAY_MS, decideRate, MINUTE_MS, type RateStatus } from './rate-decision.ts';
+import type { CounterStore, WindowCounter } from './window-counter.ts';
+
+/**
+ * Requests without a valid key, per client address: stricter than any plan, so that keys cannot
+ * be guessed at speed and bad traffic costs little.
+ */
+export const ANONYMOUS_LIMITS: Limits = Object.freeze({ perMinute: 20, perDay: 200 });
+
+/** Public routes (health, the OpenAPI document), per client address: enough for probes and tools. */
+export const PUBLIC_LIMITS: Limits = Object.freeze({ perMinute: 600, perDay: 100_000 });
+
+type Windows = { readonly minute: WindowCounter; readonly day: WindowCounter };
+
+/** Counts a request against a key's plan, or against a client address, and says whether it may pass. */
+export class RateLimiter {
+  readonly #keys: Windows;
+  readonly #anonymous: Windows;
+  readonly #public: Windows;
+
+  constructor(store: CounterStore) {
+    this.#keys = windows(store, 'key');
+    this.#anonymous = windows(store, 'anonymous');
+    this.#public = windows(store, 'public');
+  }
+
+  /** Counts `points` requests (a GraphQL batch counts one per operation) against the key's plan. */
+  limitKey(key: ApiKey, nowMs: number, points = 1): Promise<RateStatus> {
+    return count(this.#keys, key.keyId, key.limits, nowMs, points);
+  }
+
+  limitAnonymous(address: string, nowMs: number): Promise<RateStatus> {
+    return count(this.#anonymous, address, ANONYMOUS_LIMITS, nowMs, 1);
+  }
+
+  limitPublic(address: string, nowMs: number): Promise<RateStatus> {
+    return count(this.#public, address, PUBLIC_LIMITS, nowMs, 1);
+  }
+}
+
+function windows(store: CounterStore, name: string): Windows {
+  return { minute: store.counter(`${name}:m`, MINUTE_MS), day: store.counter(`${name}:d`, DAY_MS) };
+}
+
+/** A request the minute window refuses is not counted against the day. */
+async function count(
+  windows: Windows,
+  subject: string,
+  limits: Limits,
+  nowMs: number,
+  points: number,
+): Promise<RateStatus> {
+  const minute = await windows.minute.consume(subject, nowMs, points);
+  const day = minute > limits.perMinute ? undefined : await windows.day.consume(subject, nowMs, points);
+  return decideRate(nowMs, limits, minute, day);
+}
