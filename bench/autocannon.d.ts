@@ -1,0 +1,41 @@
+// autocannon ships no types; this declares the part of its programmatic API the benchmark uses.
+// https://github.com/mcollina/autocannon#autocannonopts-cb
+declare module 'autocannon' {
+  export type Request = {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+  };
+  export type Options = {
+    url: string;
+    connections?: number;
+    duration?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    requests?: Request[];
+    timeout?: number;
+  };
+  export type Histogram = {
+    average: number;
+    mean: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    max: number;
+    total: number;
+  };
+  export type Result = {
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    statusCodeStats: Record<string, { count: number }>;
+    latency: Histogram;
+    requests: Histogram;
+  };
+  export default function autocannon(options: Options): Promise<Result>;
+}

@@ -1,0 +1,120 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApiKey } from './api-key.ts';
+import type { BaselineBodies } from './baseline-server.ts';
+import { type LoadResult, runLoad } from './load.ts';
+import type { Machine } from './machine.ts';
+import { httpScenarios, NEW_PET_BODY, type HttpScenario } from './scenarios/http.ts';
+import { seedDataDir } from './seed.ts';
+import { petstoreEnv, ROOT, startBaseline, startPetstore } from './servers.ts';
+
+export type HttpFigure = {
+  readonly scenario: HttpScenario;
+  readonly petstore: LoadResult;
+  readonly baseline: LoadResult;
+};
+
+export type HttpRun = {
+  readonly figures: HttpFigure[];
+  readonly authenticated: boolean;
+  /** Why the GraphQL scenario is missing, when it is. */
+  readonly graphqlMissing: string | undefined;
+};
+
+export type HttpOptions = {
+  readonly petCount: number;
+  readonly seconds: number;
+  readonly warmupSeconds: number;
+  readonly log: (line: string) => void;
+};
+
+/** The list query the GraphQL scenario sends (schema/schema.graphql). */
+export const GRAPHQL_LIST_QUERY = '{ pets(first: 20) { edges { node { id name categoryId status } } } }';
+
+/**
+ * Seeds a fresh data directory, starts the pet store and the baseline (each its own process on the
+ * server core), and runs every scenario against the baseline and then the pet store, one scenario
+ * at a time so that the two are measured minutes apart at most.
+ */
+export async function runHttpBenchmark(machine: Machine, options: HttpOptions): Promise<HttpRun> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-bench-http-'));
+  try {
+    await seedDataDir(dataDir, options.petCount);
+    const key = await createApiKey(ROOT, petstoreEnv(dataDir, 0));
+    const petstore = await startPetstore(machine, dataDir);
+    try {
+      const graphql = await probeGraphql(petstore.url, key.header);
+      const bodies = await captureBodies(petstore.url, key.header, graphql.body);
+      const baseline = await startBaseline(machine, bodies);
+      try {
+        const scenarios = httpScenarios({
+          authorization: key.header,
+          petCount: options.petCount,
+          graphqlQuery: graphql.body === undefined ? undefined : GRAPHQL_LIST_QUERY,
+        });
+        const figures: HttpFigure[] = [];
+        for (const scenario of scenarios) {
+          options.log(`http: ${scenario.name}`);
+          const load = { connections: scenario.connections, requests: scenario.requests };
+          await runLoad(baseline.url, { ...load, durationSeconds: options.warmupSeconds });
+          const baselineResult = await runLoad(baseline.url, { ...load, durationSeconds: options.seconds });
+          await runLoad(petstore.url, { ...load, durationSeconds: options.warmupSeconds });
+          const petstoreResult = await runLoad(petstore.url, { ...load, durationSeconds: options.seconds });
+          figures.push({ scenario, petstore: petstoreResult, baseline: baselineResult });
+        }
+        return { figures, authenticated: key.authenticated, graphqlMissing: graphql.missing };
+      } finally {
+        await baseline.process.stop();
+      }
+    } finally {
+      await petstore.process.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function captureBodies(
+  url: string,
+  authorization: string,
+  graphql: string | undefined,
+): Promise<BaselineBodies> {
+  const get = (pathname: string) => send(url, pathname, { headers: { authorization } });
+  const created = await send(url, '/v1/pets', {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: NEW_PET_BODY,
+  });
+  return {
+    list20: await get('/v1/pets?limit=20'),
+    listAvailable100: await get('/v1/pets?status=available&limit=100'),
+    pet: await get('/v1/pets/1'),
+    created,
+    graphql: graphql ?? '{}',
+  };
+}
+
+async function send(url: string, pathname: string, init: RequestInit): Promise<string> {
+  const response = await fetch(new URL(pathname, url), init);
+  const body = await response.text();
+  if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${pathname}: ${response.status} ${body}`);
+  return body;
+}
+
+async function probeGraphql(
+  url: string,
+  authorization: string,
+): Promise<{ body?: string; missing?: string }> {
+  if (!existsSync(path.join(ROOT, 'src/http/graphql')))
+    return { missing: 'src/http/graphql does not exist yet' };
+  const response = await fetch(new URL('/graphql', url), {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: GRAPHQL_LIST_QUERY }),
+  });
+  const body = await response.text();
+  if (!response.ok || body.includes('"errors"'))
+    return { missing: `POST /graphql answered ${response.status}: ${body.slice(0, 200)}` };
+  return { body };
+}

@@ -1,0 +1,143 @@
+import type { HttpRun } from './http.ts';
+import type { Machine } from './machine.ts';
+import type { StoreRun } from './store.ts';
+
+/**
+ * The figures as Markdown tables: printed on stdout and appended to BENCHMARKS.md, so that the
+ * same text is what a reviewer compares between runs. A target that is missed says "no".
+ */
+
+export type RunInfo = {
+  readonly date: string;
+  readonly commit: string;
+  readonly mode: 'full' | 'quick';
+  readonly petCount: number;
+  readonly seconds: number;
+  readonly durationSeconds: number;
+};
+
+export const TARGETS = {
+  rebuildEventsPerSecond: 500_000,
+  startupMs: 3000,
+  heapBytesPerPet: 300,
+} as const;
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+const met = (ok: boolean) => (ok ? 'yes' : '**no**');
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+export function httpTable(run: HttpRun): string {
+  const rows = run.figures.map(({ scenario, petstore, baseline }) => {
+    const ratio = petstore.requestsPerSecond / baseline.requestsPerSecond;
+    const targets: string[] = [];
+    const checks: boolean[] = [];
+    if (scenario.minRatio !== undefined) {
+      targets.push(`≥ ${Math.round(scenario.minRatio * 100)}%`);
+      checks.push(ratio >= scenario.minRatio);
+    }
+    if (scenario.maxP99Ms !== undefined) {
+      targets.push(`p99 < ${scenario.maxP99Ms} ms`);
+      checks.push(petstore.p99Ms < scenario.maxP99Ms);
+    }
+    return [
+      scenario.name,
+      String(scenario.connections),
+      int(petstore.requestsPerSecond),
+      ms(petstore.p50Ms),
+      ms(petstore.p99Ms),
+      String(petstore.failures + baseline.failures),
+      int(baseline.requestsPerSecond),
+      ms(baseline.p50Ms),
+      ms(baseline.p99Ms),
+      `${(ratio * 100).toFixed(1)}%`,
+      targets.join(', ') || '–',
+      checks.length === 0 ? '–' : met(checks.every(Boolean) && petstore.failures === 0),
+    ];
+  });
+  const header = [
+    'Scenario',
+    'Conns',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'Failed',
+    'Baseline req/s',
+    'Baseline p50',
+    'Baseline p99',
+    'Ratio',
+    'Target',
+    'Met',
+  ];
+  return table(header, rows);
+}
+
+export function storeTable(run: StoreRun): string {
+  const { rebuild, startup, appends } = run;
+  const rate = rebuild.events / (rebuild.ms / 1000);
+  const rows: string[][] = [
+    [
+      `Rebuild pet-list from ${int(rebuild.events)} events`,
+      `${int(rate)} events/s (${int(rebuild.ms)} ms)`,
+      `≥ ${int(TARGETS.rebuildEventsPerSecond)} events/s`,
+      met(rate >= TARGETS.rebuildEventsPerSecond),
+    ],
+    [
+      `Start-up with ${int(rebuild.pets)} pets, no snapshot`,
+      `${int(startup.coldMs)} ms`,
+      `< ${int(TARGETS.startupMs)} ms`,
+      met(startup.coldMs < TARGETS.startupMs),
+    ],
+    [
+      `Start-up with ${int(rebuild.pets)} pets, from snapshot`,
+      `${int(startup.warmMs)} ms`,
+      `< ${int(TARGETS.startupMs)} ms`,
+      met(startup.warmMs < TARGETS.startupMs),
+    ],
+    [
+      'Read model, heap per pet (after GC)',
+      `${int(rebuild.heapBytesPerPet)} bytes`,
+      `< ${TARGETS.heapBytesPerPet} bytes`,
+      met(rebuild.heapBytesPerPet < TARGETS.heapBytesPerPet),
+    ],
+    ['Read model, RSS per pet (after GC)', `${int(rebuild.rssBytesPerPet)} bytes`, '–', '–'],
+    ...appends.map((a) => [
+      `Durable appends, ${a.writers} writer${a.writers === 1 ? '' : 's'} (store level)`,
+      `${int(a.appends / a.seconds)} appends/s (p50 ${ms(a.p50Ms)} ms, p99 ${ms(a.p99Ms)} ms)`,
+      '–',
+      '–',
+    ]),
+  ];
+  return table(['Figure', 'Value', 'Target', 'Met'], rows);
+}
+
+export function machineLine(machine: Machine): string {
+  const pinning =
+    machine.serverCpu === undefined
+      ? 'not pinned (one core, or no taskset)'
+      : `servers and store measurements on CPU ${machine.serverCpu}, load generator on CPU ${machine.loadCpu} (taskset)`;
+  return `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}; ${pinning}`;
+}
+
+export function report(info: RunInfo, machine: Machine, http: HttpRun, store: StoreRun): string {
+  const notes = [
+    `- Machine: ${machineLine(machine)}`,
+    `- Run: ${info.mode} mode, ${info.seconds} s per scenario after a warm-up, ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
+    `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,
+    ...(http.graphqlMissing === undefined ? [] : [`- GraphQL scenario not run: ${http.graphqlMissing}`]),
+  ];
+  return [
+    `## ${info.date} · ${info.commit} · ${info.mode}`,
+    '',
+    ...notes,
+    '',
+    httpTable(http),
+    '',
+    storeTable(store),
+    '',
+  ].join('\n');
+}

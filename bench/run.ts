@@ -1,0 +1,77 @@
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { runHttpBenchmark } from './http.ts';
+import { describeAndPinMachine } from './machine.ts';
+import { report } from './report.ts';
+import { ROOT } from './servers.ts';
+import { runStoreBenchmark } from './store.ts';
+
+/**
+ * `npm run bench [-- --quick] [-- --no-append]`: the pet store over HTTP next to a bare Fastify
+ * baseline measured in the same run, then the store-side figures. Prints Markdown tables and, in
+ * full mode, appends them to BENCHMARKS.md. Quick mode (seconds, 10k events) only proves that the
+ * benchmark still works; its figures are not worth comparing.
+ */
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    'no-append': { type: 'boolean', default: false },
+  },
+});
+
+const quick = values.quick;
+const settings = quick
+  ? { petCount: 1_000, seconds: 1.5, warmupSeconds: 0.5, events: 10_000, appendSeconds: 1 }
+  : { petCount: 100_000, seconds: 10, warmupSeconds: 2, events: 1_000_000, appendSeconds: 5 };
+const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
+
+const started = performance.now();
+const machine = describeAndPinMachine();
+const http = await runHttpBenchmark(machine, { ...settings, log });
+const store = await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log });
+
+const text = report(
+  {
+    date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    commit: commitDescription(),
+    mode: quick ? 'quick' : 'full',
+    petCount: settings.petCount,
+    seconds: settings.seconds,
+    durationSeconds: (performance.now() - started) / 1000,
+  },
+  machine,
+  http,
+  store,
+);
+process.stdout.write(`${text}\n`);
+
+if (!quick && !values['no-append']) {
+  const file = path.join(ROOT, 'BENCHMARKS.md');
+  if (!existsSync(file))
+    writeFileSync(
+      file,
+      '# Benchmarks\n\nAppended by `npm run bench`; newest last. See the README for what each figure means.\n\n',
+    );
+  appendFileSync(file, `${text}\n`);
+  log(`appended to ${file}`);
+}
+
+/** The commit measured, marked when the working tree had changes to tracked files. */
+function commitDescription(): string {
+  try {
+    const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    }).trim();
+    return dirty === '' ? commit : `${commit} (with uncommitted changes)`;
+  } catch {
+    return 'unknown commit';
+  }
+}

@@ -1,0 +1,72 @@
+import type { Request } from 'autocannon';
+
+/**
+ * The HTTP scenarios. Each sends the same requests to the pet store and to the baseline; the
+ * baseline answers every one of them with the bytes the pet store gave for it.
+ */
+
+export type HttpScenario = {
+  readonly name: string;
+  readonly connections: number;
+  /** Fraction of the baseline's requests per second the pet store must reach, if there is a target. */
+  readonly minRatio?: number;
+  /** Upper bound on the pet store's p99 latency, if there is one. */
+  readonly maxP99Ms?: number;
+  readonly requests: Request[];
+};
+
+export type ScenarioInputs = {
+  readonly authorization: string;
+  /** Ids 1..petCount exist; the by-id requests walk through them. */
+  readonly petCount: number;
+  /** Undefined while the service has no GraphQL endpoint: the scenario is then left out. */
+  readonly graphqlQuery: string | undefined;
+};
+
+export const NEW_PET_BODY = JSON.stringify({ name: 'Benchmark Bella', categoryId: 3, status: 'available' });
+
+/** Connections of every scenario; the durable-write target is stated for 64 concurrent writers. */
+const CONNECTIONS = 64;
+
+export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
+  const auth = { authorization: inputs.authorization };
+  const json = { ...auth, 'content-type': 'application/json' };
+  const list20: Request = { method: 'GET', path: '/v1/pets?limit=20', headers: auth };
+  const listAvailable100: Request = {
+    method: 'GET',
+    path: '/v1/pets?status=available&limit=100',
+    headers: auth,
+  };
+  const create: Request = { method: 'POST', path: '/v1/pets', headers: json, body: NEW_PET_BODY };
+  let nextId = 0;
+  const byId: Request = {
+    method: 'GET',
+    path: '/v1/pets/1',
+    headers: auth,
+    // Walks through the seeded pets, so that lookups are not all one hot entry.
+    setupRequest: (request) => ({ ...request, path: `/v1/pets/${(nextId++ % inputs.petCount) + 1}` }),
+  };
+  const scenarios: HttpScenario[] = [
+    { name: 'GET /v1/pets?limit=20', connections: CONNECTIONS, minRatio: 0.6, requests: [list20] },
+    {
+      name: 'GET /v1/pets?status=available&limit=100',
+      connections: CONNECTIONS,
+      requests: [listAvailable100],
+    },
+    { name: 'GET /v1/pets/{id}', connections: CONNECTIONS, minRatio: 0.6, requests: [byId] },
+    { name: 'POST /v1/pets (durable)', connections: 64, minRatio: 0.25, maxP99Ms: 25, requests: [create] },
+  ];
+  if (inputs.graphqlQuery !== undefined) {
+    const body = JSON.stringify({ query: inputs.graphqlQuery });
+    scenarios.push({
+      name: 'GraphQL pets(first: 20)',
+      connections: CONNECTIONS,
+      minRatio: 0.3,
+      requests: [{ method: 'POST', path: '/graphql', headers: json, body }],
+    });
+  }
+  // 90% reads, 10% writes: each connection loops over these ten requests.
+  const mixed = [list20, byId, list20, byId, list20, byId, list20, byId, list20, create];
+  scenarios.push({ name: 'mixed 90% read / 10% write', connections: CONNECTIONS, requests: mixed });
+  return scenarios;
+}

@@ -1,0 +1,66 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BaselineBodies } from './baseline-server.ts';
+import { type Child, spawnUntil } from './child-process.ts';
+import { type Machine, onServerCpu } from './machine.ts';
+
+export const ROOT = path.resolve(import.meta.dirname, '..');
+
+export type RunningServer = { readonly url: string; readonly process: Child };
+
+/** Environment of every pet store the benchmark starts: production mode, the embedded store. */
+export function petstoreEnv(dataDir: string, port: number): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'info',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    PETSTORE_DATA_DIR: dataDir,
+  };
+}
+
+/** `node bin/petstore.js start` on the server core, resolved once it listens. */
+export async function startPetstore(
+  machine: Machine,
+  dataDir: string,
+  timeoutMs = 120_000,
+): Promise<RunningServer> {
+  const { process, match } = await spawnUntil(
+    onServerCpu(machine, [path.join(ROOT, 'bin/petstore.js'), 'start']),
+    {
+      cwd: ROOT,
+      env: petstoreEnv(dataDir, 0),
+      ready: /"msg":"pet store listening".*"url":"([^"]+)"|"url":"([^"]+)".*"msg":"pet store listening"/,
+      timeoutMs,
+    },
+  );
+  return { url: (match[1] ?? match[2])!, process };
+}
+
+/** The bare Fastify server of bench/baseline-server.ts, serving `bodies`, on the server core. */
+export async function startBaseline(machine: Machine, bodies: BaselineBodies): Promise<RunningServer> {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'petstore-bench-baseline-')), 'bodies.json');
+  writeFileSync(file, JSON.stringify(bodies));
+  const { process, match } = await spawnUntil(
+    onServerCpu(machine, [path.join(ROOT, 'bench/baseline-server.ts'), file]),
+    {
+      cwd: ROOT,
+      env: {},
+      ready: /^baseline listening (\S+)$/,
+      timeoutMs: 30_000,
+    },
+  );
+  return { url: match[1]!, process };
+}
+
+/** A port that was free a moment ago, for a server whose URL must be known before it logs. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  if (address === null || typeof address === 'string') throw new Error('no TCP port');
+  return address.port;
+}

@@ -1,0 +1,107 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createApiKey } from './api-key.ts';
+import { runToCompletion } from './child-process.ts';
+import { type Machine, onServerCpu } from './machine.ts';
+import { eventsFile, seedDataDir } from './seed.ts';
+import { freePort, petstoreEnv, ROOT } from './servers.ts';
+import type { AppendFigures, RebuildFigures } from './store-worker.ts';
+
+export type StartupFigures = {
+  /** No snapshot on disk: the server rebuilds the read model from the events before it answers. */
+  readonly coldMs: number;
+  /** The snapshot the previous run saved on shutdown is loaded, then the store is caught up. */
+  readonly warmMs: number;
+};
+
+export type StoreRun = {
+  readonly rebuild: RebuildFigures;
+  readonly startup: StartupFigures;
+  readonly appends: AppendFigures[];
+};
+
+export type StoreOptions = {
+  readonly events: number;
+  readonly appendSeconds: number;
+  readonly writers: readonly number[];
+  readonly log: (line: string) => void;
+};
+
+const WORKER = path.join(ROOT, 'bench/store-worker.ts');
+
+/** Rebuild speed, read-model memory, start-up time and durable appends, each in its own process. */
+export async function runStoreBenchmark(machine: Machine, options: StoreOptions): Promise<StoreRun> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-bench-store-'));
+  try {
+    options.log(`store: seeding ${options.events} PetCreated events`);
+    await seedDataDir(dataDir, options.events);
+    options.log('store: rebuilding the read model');
+    const rebuild = JSON.parse(
+      await runToCompletion(onServerCpu(machine, ['--expose-gc', WORKER, 'rebuild', dataDir]), ROOT),
+    ) as RebuildFigures;
+    options.log('store: start-up');
+    const startup = await measureStartup(machine, dataDir);
+    const appends: AppendFigures[] = [];
+    for (const writers of options.writers) {
+      options.log(`store: durable appends, ${writers} writers`);
+      const appendDir = mkdtempSync(path.join(tmpdir(), 'petstore-bench-appends-'));
+      try {
+        const args = [WORKER, 'appends', appendDir, String(writers), String(options.appendSeconds)];
+        appends.push(JSON.parse(await runToCompletion(onServerCpu(machine, args), ROOT)) as AppendFigures);
+      } finally {
+        rmSync(appendDir, { recursive: true, force: true });
+      }
+    }
+    return { rebuild, startup, appends };
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Spawn to first successful GET /v1/pets, without and then with the snapshot a clean stop leaves. */
+async function measureStartup(machine: Machine, dataDir: string): Promise<StartupFigures> {
+  const key = await createApiKey(ROOT, petstoreEnv(dataDir, 0));
+  const coldMs = await timeToFirstGet(machine, dataDir, key.header);
+  if (!existsSync(path.join(dataDir, 'snapshots')))
+    throw new Error('the server saved no snapshot on shutdown');
+  const warmMs = await timeToFirstGet(machine, dataDir, key.header);
+  return { coldMs, warmMs };
+}
+
+async function timeToFirstGet(machine: Machine, dataDir: string, authorization: string): Promise<number> {
+  if (!existsSync(eventsFile(dataDir))) throw new Error(`no event store in ${dataDir}`);
+  const port = await freePort();
+  const [command, args] = onServerCpu(machine, [path.join(ROOT, 'bin/petstore.js'), 'start']);
+  const started = performance.now();
+  const child = spawn(command, args, {
+    cwd: ROOT,
+    env: { ...process.env, ...petstoreEnv(dataDir, port) },
+    stdio: 'ignore',
+  });
+  const exited = once(child, 'exit');
+  try {
+    for (;;) {
+      if (child.exitCode !== null)
+        throw new Error(`the server exited with ${child.exitCode} before answering`);
+      if (performance.now() - started > 120_000) throw new Error('the server did not answer within 120 s');
+      if (await answers(port, authorization)) return performance.now() - started;
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function answers(port: number, authorization: string): Promise<boolean> {
+  try {
+    const response = await fetch(`http://127.0.0.1:${port}/v1/pets?limit=1`, { headers: { authorization } });
+    await response.arrayBuffer();
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

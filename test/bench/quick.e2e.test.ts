@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Cells of the Markdown table row whose first cell starts with `label`. */
+function row(table: string, label: string): string[] | undefined {
+  const line = table.split('\n').find((l) => l.startsWith(`| ${label}`));
+  return line
+    ?.split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
+}
+
+const number = (cell: string | undefined) =>
+  Number((cell ?? '').replace(/,/g, '').match(/[\d.]+/)?.[0] ?? NaN);
+
+// The benchmark's quick mode proves that it still runs end to end; its figures are not judged here.
+describe('npm run bench -- --quick', () => {
+  it(
+    'prints every scenario and store figure with positive values, and appends nothing',
+    { timeout: 90_000 },
+    async () => {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        [path.join(ROOT, 'bench/run.ts'), '--quick'],
+        {
+          cwd: ROOT,
+          maxBuffer: 16 * 1024 * 1024,
+        },
+      );
+
+      const scenarios = [
+        'GET /v1/pets?limit=20',
+        'GET /v1/pets?status=available&limit=100',
+        'GET /v1/pets/{id}',
+        'POST /v1/pets (durable)',
+        'mixed 90% read / 10% write',
+        ...(existsSync(path.join(ROOT, 'src/http/graphql')) ? ['GraphQL pets(first: 20)'] : []),
+      ];
+      for (const name of scenarios) {
+        const cells = row(stdout, name);
+        expect(cells, name).toBeDefined();
+        const [, connections, rps, p50, p99, failed, baselineRps] = cells!;
+        expect(number(connections), name).toBeGreaterThan(0);
+        expect(number(rps), name).toBeGreaterThan(0);
+        expect(number(p50), name).toBeGreaterThanOrEqual(0);
+        expect(number(p99), name).toBeGreaterThan(0);
+        expect(number(failed), name).toBe(0);
+        expect(number(baselineRps), name).toBeGreaterThan(0);
+      }
+      for (const figure of [
+        'Rebuild pet-list',
+        'Start-up with',
+        'Read model, heap per pet',
+        'Durable appends, 1 writer',
+        'Durable appends, 16 writers',
+        'Durable appends, 64 writers',
+      ]) {
+        expect(number(row(stdout, figure)?.[1]), figure).toBeGreaterThan(0);
+      }
+      expect(stdout).toContain('quick');
+    },
+  );
+});
