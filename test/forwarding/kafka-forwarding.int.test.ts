@@ -178,6 +178,28 @@ describe.skipIf(unavailable !== undefined)(
       );
     });
 
+    it('forwards from inside the API process when KAFKA_FORWARDER=true', async () => {
+      const { dataDir, store, topic, reader } = await scenario();
+      const api = new ForwarderProcess(
+        {
+          PETSTORE_DATA_DIR: dataDir,
+          KAFKA_BROKERS: broker.brokers.join(','),
+          KAFKA_TOPIC: topic,
+          KAFKA_FORWARDER: 'true',
+          PORT: '0',
+        },
+        'start',
+      );
+      cleanups.push(() => api.kill());
+      await api.waitForOutput('in-process forwarder started', WAIT_MS);
+      const appended = await appendRoundRobin(store, [`pet-${randomUUID()}`], 5);
+      await reader.waitFor((r) => r.messages.length >= 5, WAIT_MS, 'events forwarded by the API process');
+
+      expect(reader.messages.map((m) => m.headers['event-id'])).toEqual(
+        appended.map((a) => a.event.metadata.eventId),
+      );
+    });
+
     it('lets only one of two forwarder processes publish: the newer fences the older, which exits', async () => {
       const { dataDir, store, topic, reader } = await scenario();
       const stream = `pet-${randomUUID()}`;

@@ -3,14 +3,14 @@ import path from 'node:path';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/petstore.js');
 
-/** `petstore forward` as a real child process, with its output kept for assertions. */
+/** `petstore forward` (or another command) as a real child process, with its output kept for assertions. */
 export class ForwarderProcess {
   readonly output: string[] = [];
   readonly exited: Promise<number | null>;
   readonly #child: ChildProcess;
 
-  constructor(env: Record<string, string>) {
-    this.#child = spawn(process.execPath, [BIN, 'forward'], {
+  constructor(env: Record<string, string>, command = 'forward') {
+    this.#child = spawn(process.execPath, [BIN, command], {
       env: { ...process.env, EVENT_STORE_URL: '', KAFKA_FORWARDER: 'false', LOG_LEVEL: 'info', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
