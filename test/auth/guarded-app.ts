@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import type { Clock } from '../../src/application/context.ts';
+import type { IssueApiKey } from '../../src/auth/api-keys.ts';
+import { type Auth, startAuth } from '../../src/auth/index.ts';
+import { issueApiKey, revokeApiKey } from '../../src/auth/key-commands.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+/** A clock that stands still until a test moves it. */
+export type ControlledClock = Clock & { nowMs: number; advance(ms: number): void };
+
+export function controlledClock(startMs: number): ControlledClock {
+  return {
+    nowMs: startMs,
+    now() {
+      return new Date(this.nowMs);
+    },
+    advance(ms) {
+      this.nowMs += ms;
+    },
+  };
+}
+
+export type GuardedApp = TestApp & {
+  readonly auth: Auth;
+  /** Issues a key and waits until the guard knows it; resolves the secret and the key id. */
+  issueKey(command: IssueApiKey): Promise<{ secret: string; keyId: string }>;
+  revokeKey(keyId: string): Promise<void>;
+};
+
+/** The real service in process, behind the real guard, with a controlled clock. */
+export async function startGuardedApp(options: {
+  clock: ControlledClock;
+  env?: Record<string, string>;
+}): Promise<GuardedApp> {
+  const { clock } = options;
+  let auth: Auth | undefined;
+  const testApp = await startTestApp({
+    clock,
+    ...(options.env === undefined ? {} : { env: options.env }),
+    guard: async (config, store) => {
+      auth = await startAuth({ store, config, logger: pino({ level: 'silent' }), clock });
+      return auth.guard;
+    },
+  });
+  const started = auth!;
+  const deps = { store: testApp.store, clock };
+  return {
+    ...testApp,
+    auth: started,
+    async issueKey(command) {
+      const { key, secret, position } = await issueApiKey(deps, command, { correlationId: randomUUID() });
+      await started.keys.waitFor(position);
+      return { secret, keyId: key.keyId };
+    },
+    async revokeKey(keyId) {
+      const change = await revokeApiKey(deps, keyId, { correlationId: randomUUID() });
+      await started.keys.waitFor(change.position!);
+    },
+    async close() {
+      await started.stop();
+      await testApp.close();
+    },
+  };
+}
