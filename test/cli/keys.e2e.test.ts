@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { petstoreKeys } from '../auth/cli.ts';
+import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** The keys CLI as a separate process, writing to the store a running server reads. */
+
+let temp: ReturnType<typeof makeTempDir>;
+let server: ServerProcess;
+
+beforeAll(async () => {
+  temp = makeTempDir();
+  server = await startServerProcess({ PETSTORE_DATA_DIR: temp.dir, RATE_LIMIT_BAN_SECONDS: '120' });
+});
+afterAll(async () => {
+  await server?.kill();
+  temp?.remove();
+});
+
+const keys = (...args: string[]) => petstoreKeys(temp.dir, ...args);
+
+async function get(secret: string): Promise<Response> {
+  const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } });
+  await response.arrayBuffer();
+  return response;
+}
+
+/** Polls until `check` holds, for at most `ms`; resolves whether it held. */
+async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  do {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  } while (Date.now() < deadline);
+  return false;
+}
+
+async function keyIdOf(secret: string): Promise<string> {
+  const listed = JSON.parse((await keys('list', '--json')).stdout) as { keyId: string }[];
+  return listed.at(-1)!.keyId;
+}
+
+it('prints the new key alone on stdout', async () => {
+  const { stdout } = await keys('create', '--plan', 'free', '--name', 'scripts');
+  expect(stdout).toMatch(/^psk_[A-Za-z0-9_-]{43}\n$/);
+});
+
+it('makes a new key usable on a running server within a second', async () => {
+  const secret = (await keys('create', '--plan', 'free')).stdout.trim();
+  expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
+});
+
+it('makes a revoked key unusable on a running server within a second', async () => {
+  const secret = (await keys('create', '--plan', 'free')).stdout.trim();
+  const keyId = await keyIdOf(secret);
+  expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
+  await keys('revoke', keyId);
+  expect(await within(1000, async () => (await get(secret)).status === 401)).toBe(true);
+});
+
+it('applies a plan change on a running server within a second', async () => {
+  const secret = (await keys('create', '--plan', 'free')).stdout.trim();
+  const keyId = await keyIdOf(secret);
+  await keys('plan', keyId, 'pro');
+  expect(await within(1000, async () => (await get(secret)).headers.get('x-ratelimit-limit') === '300')).toBe(
+    true,
+  );
+});
+
+it('lists keys with their plan and status, never their secret or its hash', async () => {
+  const secret = (await keys('create', '--plan', 'business', '--name', 'listed')).stdout.trim();
+  const { stdout } = await keys('list');
+  const line = stdout.split('\n').find((row) => row.includes('listed'))!;
+  expect(line.split(/\s{2,}/)).toEqual([
+    expect.stringMatching(/^key_[0-9a-f]{16}$/),
+    'listed',
+    'business',
+    '1000',
+    '100000',
+    expect.any(String),
+    'active',
+  ]);
+  expect(stdout).not.toContain(secret.slice(4));
+  expect((await keys('list', '--json')).stdout).not.toContain('secretHash');
+});
+
+it('shows a ban in keys list, and lifts it with keys unban', async () => {
+  const secret = (await keys('create', '--plan', 'free', '--name', 'greedy')).stdout.trim();
+  const keyId = await keyIdOf(secret);
+  expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
+  const statuses = [];
+  for (let i = 0; i < 75; i++) statuses.push((await get(secret)).status);
+  expect(statuses.at(-1)).toBe(429);
+  const listed = (await keys('list')).stdout.split('\n').find((row) => row.includes(keyId))!;
+  expect(listed).toMatch(/banned until \d{4}-\d\d-\d\dT/);
+  await keys('unban', keyId);
+  const after = (await keys('list')).stdout.split('\n').find((row) => row.includes(keyId))!;
+  expect(after.endsWith('active')).toBe(true);
+});
+
+it('refuses an unknown plan with exit code 2 and a message', async () => {
+  const failure = await keys('create', '--plan', 'gold').catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure).toMatchObject({
+    code: 2,
+    stderr: 'petstore keys: plan must be one of free, pro, business, enterprise.\n',
+  });
+});
+
+it('refuses custom limits on a plan other than enterprise', async () => {
+  const failure = await keys('create', '--plan', 'free', '--per-minute', '5', '--per-day', '9').catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure).toMatchObject({
+    code: 2,
+    stderr: 'petstore keys: Custom limits apply to the enterprise plan only, not free.\n',
+  });
+});
