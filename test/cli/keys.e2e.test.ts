@@ -35,7 +35,7 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<boolea
   return false;
 }
 
-async function keyIdOf(secret: string): Promise<string> {
+async function latestKeyId(): Promise<string> {
   const listed = JSON.parse((await keys('list', '--json')).stdout) as { keyId: string }[];
   return listed.at(-1)!.keyId;
 }
@@ -52,7 +52,7 @@ it('makes a new key usable on a running server within a second', async () => {
 
 it('makes a revoked key unusable on a running server within a second', async () => {
   const secret = (await keys('create', '--plan', 'free')).stdout.trim();
-  const keyId = await keyIdOf(secret);
+  const keyId = await latestKeyId();
   expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
   await keys('revoke', keyId);
   expect(await within(1000, async () => (await get(secret)).status === 401)).toBe(true);
@@ -60,7 +60,7 @@ it('makes a revoked key unusable on a running server within a second', async () 
 
 it('applies a plan change on a running server within a second', async () => {
   const secret = (await keys('create', '--plan', 'free')).stdout.trim();
-  const keyId = await keyIdOf(secret);
+  const keyId = await latestKeyId();
   await keys('plan', keyId, 'pro');
   expect(await within(1000, async () => (await get(secret)).headers.get('x-ratelimit-limit') === '300')).toBe(
     true,
@@ -86,7 +86,7 @@ it('lists keys with their plan and status, never their secret or its hash', asyn
 
 it('shows a ban in keys list, and lifts it with keys unban', async () => {
   const secret = (await keys('create', '--plan', 'free', '--name', 'greedy')).stdout.trim();
-  const keyId = await keyIdOf(secret);
+  const keyId = await latestKeyId();
   expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
   const intoMinute = Date.now() % 60_000;
   if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_500 - intoMinute));
