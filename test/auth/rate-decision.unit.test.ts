@@ -1,0 +1,60 @@
+import { expect, it } from 'vitest';
+import { crossesBanThreshold, decideRate } from '../../src/auth/rate-decision.ts';
+
+const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
+const MINUTE_END = Date.UTC(2030, 0, 15, 10, 1) / 1000;
+const DAY_END = Date.UTC(2030, 0, 16) / 1000;
+const FREE = { perMinute: 60, perDay: 1000 };
+
+it('binds the minute while it has fewer requests left than the day', () => {
+  expect(decideRate(NOW, FREE, 1, 1)).toEqual({
+    allowed: true,
+    limit: 60,
+    remaining: 59,
+    reset: MINUTE_END,
+    retryAfter: 0,
+    overLimitBy: 0,
+  });
+});
+
+it('binds the day once it has fewer requests left than the minute', () => {
+  expect(decideRate(NOW, FREE, 1, 990)).toEqual({
+    allowed: true,
+    limit: 1000,
+    remaining: 10,
+    reset: DAY_END,
+    retryAfter: 0,
+    overLimitBy: 0,
+  });
+});
+
+it('refuses past the minute limit with Retry-After to the end of the minute', () => {
+  expect(decideRate(NOW, FREE, 61, undefined)).toEqual({
+    allowed: false,
+    limit: 60,
+    remaining: 0,
+    reset: MINUTE_END,
+    retryAfter: 55,
+    overLimitBy: 1,
+  });
+});
+
+it('refuses past the day limit with Retry-After to the end of the UTC day', () => {
+  expect(decideRate(NOW, FREE, 5, 1001)).toEqual({
+    allowed: false,
+    limit: 1000,
+    remaining: 0,
+    reset: DAY_END,
+    retryAfter: DAY_END - NOW / 1000,
+    overLimitBy: 1,
+  });
+});
+
+it('crosses the ban threshold on the 11th request past the limit only', () => {
+  const over = (by: number) => decideRate(NOW, FREE, 60 + by, undefined);
+  expect([10, 11, 12].map((by) => crossesBanThreshold(over(by)))).toEqual([false, true, false]);
+});
+
+it('crosses the ban threshold once for a batch that jumps over it', () => {
+  expect(crossesBanThreshold(decideRate(NOW, FREE, 75, undefined), 20)).toBe(true);
+});
