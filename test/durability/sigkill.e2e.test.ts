@@ -1,9 +1,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../support/server-process.ts';
+import { createApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const temp = makeTempDir();
 const servers: ServerProcess[] = [];
+const key = createApiKey({ PETSTORE_DATA_DIR: temp.dir });
+const auth = { authorization: `Bearer ${key}` };
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.kill('SIGKILL')));
   temp.remove();
@@ -28,7 +30,7 @@ async function writeUntilKilled(
         try {
           const response = await fetch(`${url}/v1/pets`, {
             method: 'POST',
-            headers: { 'content-type': 'application/json' },
+            headers: { ...auth, 'content-type': 'application/json' },
             body: JSON.stringify(body),
           });
           if (response.status !== 201)
@@ -56,7 +58,7 @@ describe('durability', () => {
     const second = await start();
     const missing: number[] = [];
     for (const [id, pet] of acknowledged) {
-      const response = await fetch(`${second.url}/v1/pets/${id}`);
+      const response = await fetch(`${second.url}/v1/pets/${id}`, { headers: auth });
       if (response.status !== 200 || JSON.stringify(await response.json()) !== JSON.stringify(pet))
         missing.push(id);
     }
@@ -65,7 +67,7 @@ describe('durability', () => {
 
     const after = await fetch(`${second.url}/v1/pets`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { ...auth, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'after restart', categoryId: 1 }),
     });
     expect(acknowledged.has(((await after.json()) as { id: number }).id)).toBe(false);

@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,9 +19,16 @@ export type ServerProcess = {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  timeoutMs = 30_000,
+  options: { timeoutMs?: number; wrapper?: readonly string[] } = {},
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'start'], {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const [command, ...args] = [
+    ...(options.wrapper ?? []),
+    process.execPath,
+    path.join(ROOT, 'bin/petstore.js'),
+    'start',
+  ];
+  const child = spawn(command!, args, {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', NODE_ENV: 'test', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -57,4 +64,22 @@ export async function startServerProcess(
       await exited;
     },
   };
+}
+
+/** Issues an API key with `petstore keys create` (a real CLI run) and returns the secret. */
+export function createApiKey(
+  env: Record<string, string>,
+  args: readonly string[] = ['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
+): string {
+  const stdout = execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'bin/petstore.js'), 'keys', 'create', ...args],
+    {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    },
+  );
+  return stdout.trim();
 }
