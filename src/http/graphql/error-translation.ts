@@ -1,40 +1,44 @@
-import { GraphQLError } from 'graphql';
-import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import type { GraphQLError } from 'graphql';
+import { createGraphQLError, handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { type AppError, InternalError, isAppError } from '../../errors.ts';
 import type { GraphQLContext } from './builder.ts';
 
 /**
  * Errors reach clients masked: a deliberate AppError keeps its message and gets its stable code in
  * `extensions.code` (and `field` for validation errors); GraphQL's own request errors (syntax,
- * validation, limits, variable coercion) pass with a GraphQL code; anything else, including
- * GraphQL's own errors inside a field (a resolver broke the schema's promise), becomes a generic
- * `internal_error`.
+ * validation, limits, variable coercion: no `path`) pass with a GraphQL code; anything else,
+ * including a failure inside a field that is not an AppError, becomes a generic `internal_error`.
  */
 export function toClientError(error: unknown): GraphQLError {
-  const graphQLError = error instanceof GraphQLError ? error : undefined;
+  const graphQLError = isGraphQLError(error) ? error : undefined;
   const cause = rootCause(error);
   if (isAppError(cause)) return withCode(graphQLError, cause);
-  if (isUnexpected(error)) return withCode(graphQLError, new InternalError());
-  if (graphQLError!.extensions.code !== undefined) return graphQLError!;
-  // Before execution: the request's variables did not fit their types.
-  return new GraphQLError(graphQLError!.message, {
-    nodes: graphQLError!.nodes,
-    extensions: { ...graphQLError!.extensions, code: 'BAD_USER_INPUT' },
+  if (graphQLError === undefined || isUnexpected(graphQLError))
+    return withCode(graphQLError, new InternalError());
+  if (graphQLError.extensions?.code !== undefined) return graphQLError;
+  return createGraphQLError(graphQLError.message, {
+    nodes: graphQLError.nodes,
+    source: graphQLError.source,
+    positions: graphQLError.positions,
+    extensions: { ...graphQLError.extensions, code: 'BAD_USER_INPUT' },
   });
 }
 
 /** Whether `toClientError` hides this error's details: those must go to the log instead. */
 export function isUnexpected(error: unknown): boolean {
+  if (!isGraphQLError(error)) return true;
   const cause = rootCause(error);
-  if (cause !== undefined) return !isAppError(cause);
-  const graphQLError = error as GraphQLError;
-  return graphQLError.path !== undefined && graphQLError.extensions.code === undefined;
+  if (isAppError(cause)) return false;
+  // Already translated, or one of GraphQL's own errors that carries its code.
+  if (cause === undefined && error.extensions?.code !== undefined) return false;
+  // A request error (before execution) has no path; a field error that is no AppError is a fault.
+  return error.path !== undefined;
 }
 
 /** The error a GraphQLError wraps, or undefined when it is GraphQL's own. */
 function rootCause(error: unknown): unknown {
   let current = error;
-  while (current instanceof GraphQLError) {
+  while (isGraphQLError(current)) {
     if (current.originalError == null) return undefined;
     current = current.originalError;
   }
@@ -43,7 +47,7 @@ function rootCause(error: unknown): unknown {
 
 function withCode(located: GraphQLError | undefined, error: AppError): GraphQLError {
   const field = 'field' in error && typeof error.field === 'string' ? { field: error.field } : {};
-  return new GraphQLError(error.message, {
+  return createGraphQLError(error.message, {
     ...(located && {
       nodes: located.nodes,
       source: located.source,
@@ -93,8 +97,16 @@ export function useErrorTranslation(): Plugin<GraphQLContext> {
 }
 
 function asGraphQLError(error: unknown): GraphQLError {
-  if (error instanceof GraphQLError) return error;
-  return new GraphQLError(error instanceof Error ? error.message : String(error), {
+  if (isGraphQLError(error)) return error;
+  return createGraphQLError(error instanceof Error ? error.message : String(error), {
     originalError: error as Error,
   });
+}
+
+/**
+ * By name, not `instanceof`: under Vitest, `graphql` loads once as ESM and once as CommonJS, and
+ * an error from one copy is not an instance of the other's class.
+ */
+function isGraphQLError(error: unknown): error is GraphQLError {
+  return error instanceof Error && error.name === 'GraphQLError';
 }

@@ -1,5 +1,7 @@
 import { writeFileSync } from 'node:fs';
-import { lexicographicSortSchema, printSchema } from 'graphql';
+// The CommonJS entry that Pothos and Yoga load: under Vitest a bare 'graphql' import would load a
+// second (ESM) copy, whose printer rejects the schema's types as "from another module or realm".
+import { lexicographicSortSchema, printSchema } from 'graphql/index.js';
 import { schema } from './index.ts';
 
 /** The committed SDL, exactly as `schema:print` writes it; a test compares it with the code. */

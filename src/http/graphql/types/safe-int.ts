@@ -1,4 +1,4 @@
-import { GraphQLError, Kind, type ValueNode } from 'graphql';
+import { Kind, type ValueNode } from 'graphql';
 import { builder } from '../builder.ts';
 
 /**
@@ -15,14 +15,14 @@ export const SafeInt = builder.scalarType('SafeInt', {
   serialize: (value) => safeInteger(value),
   parseValue: (value) => safeInteger(value),
   parseLiteral: (ast: ValueNode) => {
-    if (ast.kind !== Kind.INT) throw new GraphQLError('SafeInt must be an integer literal.', { nodes: ast });
+    if (ast.kind !== Kind.INT) throw new TypeError('SafeInt must be an integer literal.');
     return safeInteger(Number(ast.value));
   },
 });
 
 function safeInteger(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw new GraphQLError(`SafeInt must be an integer from -(2^53-1) to 2^53-1; got ${String(value)}.`);
+    throw new TypeError(`SafeInt must be an integer from -(2^53-1) to 2^53-1; got ${String(value)}.`);
   }
   return value;
 }

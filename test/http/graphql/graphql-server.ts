@@ -1,0 +1,65 @@
+import type { Config } from '../../../src/config.ts';
+import type { EventStore } from '../../../src/eventstore/port.ts';
+import type { Guard } from '../../../src/http/guard.ts';
+import { startTestApp, type TestApp } from '../../support/app.ts';
+
+export type GraphQLResponse = {
+  readonly status: number;
+  readonly contentType: string | null;
+  readonly body: {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; path?: string[]; extensions?: Record<string, unknown> }[];
+  };
+};
+
+export type GraphQLServer = {
+  readonly testApp: TestApp;
+  /** http://127.0.0.1:PORT, no trailing slash. */
+  readonly origin: string;
+  readonly endpoint: string;
+  post(
+    query: string,
+    variables?: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<GraphQLResponse>;
+  close(): Promise<void>;
+};
+
+/** The real service on a fresh store, listening on a loopback port, with a GraphQL client. */
+export async function startGraphQLServer(
+  options: { env?: Record<string, string>; guard?: (config: Config, store: EventStore) => Guard } = {},
+): Promise<GraphQLServer> {
+  const testApp = await startTestApp(options);
+  await testApp.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = testApp.app.server.address() as { port: number };
+  const origin = `http://127.0.0.1:${port}`;
+  const endpoint = `${origin}/graphql`;
+  return {
+    testApp,
+    origin,
+    endpoint,
+    async post(query, variables, headers = {}) {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(variables === undefined ? { query } : { query, variables }),
+      });
+      return {
+        status: response.status,
+        contentType: response.headers.get('content-type'),
+        body: (await response.json()) as GraphQLResponse['body'],
+      };
+    },
+    close: () => testApp.close(),
+  };
+}
+
+/** A unique-enough pet name, so that tests never depend on each other's data. */
+export function randomName(prefix = 'Pet'): string {
+  return `${prefix} ${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** A random category id from 1 to 2^31, well inside every id type. */
+export function randomCategoryId(): number {
+  return 1 + Math.floor(Math.random() * 2 ** 31);
+}
