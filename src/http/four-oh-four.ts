@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, NotFoundError } from '../errors.ts';
 import { sendError } from './error-handler.ts';
 
@@ -6,16 +6,33 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
   return sendError(reply, new NotFoundError(`No route ${request.method} ${request.url.split('?')[0]}.`));
 }
 
-/** A handler for the methods a path does not support: 405 with `Allow`. */
-export function methodNotAllowed(allowed: readonly string[]) {
-  return async function methodNotAllowedHandler(request: FastifyRequest): Promise<never> {
-    throw new MethodNotAllowedError(request.method, allowed);
-  };
-}
+/** Every method Fastify routes (its bodyless and body-carrying sets, RFC 10008's QUERY included). */
+const ROUTED_METHODS = [
+  'GET',
+  'HEAD',
+  'TRACE',
+  'DELETE',
+  'OPTIONS',
+  'PATCH',
+  'PUT',
+  'POST',
+  'QUERY',
+] as const;
 
-/** Every method Fastify routes that a resource may not support. */
-export const ALL_METHODS = ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST', 'PUT', 'OPTIONS'] as const;
-
-export function otherMethods(allowed: readonly string[]): string[] {
-  return ALL_METHODS.filter((method) => !allowed.includes(method));
+/**
+ * Answers every other routed method on `url` with 405 and `Allow`. It rejects in `onRequest`, so
+ * the answer is a 405 whatever the body (no 400 or 415 from parsing a body nobody will read).
+ */
+export function allowOnly(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+  const error = (method: string) => new MethodNotAllowedError(method, allowed);
+  app.route({
+    method: ROUTED_METHODS.filter((method) => !allowed.includes(method)),
+    url,
+    onRequest: async (request) => {
+      throw error(request.method);
+    },
+    handler: async (request) => {
+      throw error(request.method);
+    },
+  });
 }

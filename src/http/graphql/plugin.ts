@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
-import { methodNotAllowed, otherMethods } from '../four-oh-four.ts';
+import { allowOnly } from '../four-oh-four.ts';
 import { fastPath } from './fast-path.ts';
 import { graphiqlRoute } from './graphiql.ts';
 import { createPetStoreYoga, GRAPHQL_PATH, type PetStoreYoga } from './yoga.ts';
@@ -39,11 +39,7 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
       return handleWithYoga(yoga, request, reply);
     },
   });
-  app.route({
-    method: otherMethods(['GET', 'POST']),
-    url: GRAPHQL_PATH,
-    handler: methodNotAllowed(['GET', 'POST']),
-  });
+  allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
   if (options.config.graphiql) graphiqlRoute(app);
 }
 

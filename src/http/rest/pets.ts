@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Application } from '../../application/index.ts';
 import { ValidationError } from '../../errors.ts';
-import { methodNotAllowed, otherMethods } from '../four-oh-four.ts';
+import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
 
@@ -49,16 +49,8 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     async (request) => application.getPet(petIdParam((request.params as { petId: string }).petId)),
   );
 
-  app.route({
-    method: otherMethods(['GET', 'HEAD', 'POST']),
-    url: '/pets',
-    handler: methodNotAllowed(['GET', 'HEAD', 'POST']),
-  });
-  app.route({
-    method: otherMethods(['GET', 'HEAD']),
-    url: '/pets/:petId',
-    handler: methodNotAllowed(['GET', 'HEAD']),
-  });
+  allowOnly(app, '/pets', ['GET', 'HEAD', 'POST']);
+  allowOnly(app, '/pets/:petId', ['GET', 'HEAD']);
 }
 
 function stringParam(query: Record<string, unknown>, name: string): string | undefined {

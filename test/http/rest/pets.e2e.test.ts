@@ -277,8 +277,10 @@ describe('the rest of the HTTP surface', () => {
     ['PUT', '/v1/pets', 'GET, HEAD, POST'],
     ['POST', '/v1/pets/1', 'GET, HEAD'],
     ['DELETE', '/v1/pets/1', 'GET, HEAD'],
+    ['TRACE', '/v1/pets', 'GET, HEAD, POST'],
+    ['QUERY', '/v1/pets/1', 'GET, HEAD'],
   ] as const)('answers %s %s with 405 and Allow: %s', async (method, url, allow) => {
-    const response = await t.app.inject({ method, url });
+    const response = await t.app.inject({ method: method as 'GET', url });
     expect(response.statusCode).toBe(405);
     expect(response.headers.allow).toBe(allow);
     expect(response.json()).toEqual({
@@ -286,6 +288,16 @@ describe('the rest of the HTTP surface', () => {
       message: `Method ${method} is not allowed here.`,
       status: 405,
     });
+  });
+
+  it('answers a wrong method with 405 even when its body could not be parsed', async () => {
+    const response = await t.app.inject({
+      method: 'PUT',
+      url: '/v1/pets',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'not json',
+    });
+    expect([response.statusCode, response.headers.allow]).toEqual([405, 'GET, HEAD, POST']);
   });
 
   it('echoes a well-formed X-Request-Id and makes one up otherwise', async () => {
