@@ -1,0 +1,85 @@
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Application, startApplication } from '../../../src/application/index.ts';
+import { loadConfig } from '../../../src/config.ts';
+import { openEventStore } from '../../../src/eventstore/index.ts';
+import type { EventStore } from '../../../src/eventstore/port.ts';
+import { buildApp } from '../../../src/http/app.ts';
+import { openGuard } from '../../../src/http/guard.ts';
+import { makeTempDir } from '../../support/temp-dir.ts';
+
+/** The real app with a logger whose lines the test can read, and an application that can fail. */
+const logLines: Record<string, unknown>[] = [];
+const temp = makeTempDir();
+let store: EventStore;
+let application: Application;
+let app: Awaited<ReturnType<typeof buildApp>>;
+let endpoint: string;
+
+beforeAll(async () => {
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'error', PETSTORE_DATA_DIR: temp.dir });
+  const sink = new Writable({
+    write(chunk, _encoding, done) {
+      logLines.push(JSON.parse(String(chunk)));
+      done();
+    },
+  });
+  const logger = pino({ level: 'error' }, sink);
+  store = await openEventStore(config);
+  application = await startApplication({ store, config, logger });
+  app = await buildApp({ config, application, guard: openGuard, logger });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  endpoint = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/graphql`;
+});
+afterAll(async () => {
+  await app.close();
+  await application.stop();
+  await store.close();
+  temp.remove();
+});
+
+describe('masked errors', () => {
+  it('answers an unexpected failure with a generic internal_error and logs it with the request id', async () => {
+    const original = application.listPets;
+    application.listPets = () => {
+      throw new Error('disk on fire at /var/secret/path');
+    };
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'req-masked-1' },
+        body: JSON.stringify({ query: '{ pets { edges { cursor } } }' }),
+      });
+      expect(await response.json()).toEqual({
+        data: null,
+        errors: [
+          {
+            message: 'The server failed to handle the request. It has been logged.',
+            path: ['pets'],
+            extensions: { code: 'internal_error' },
+          },
+        ],
+      });
+      const logged = logLines.find((line) => line.requestId === 'req-masked-1');
+      expect(logged).toMatchObject({
+        msg: 'unexpected GraphQL error',
+        err: { message: 'disk on fire at /var/secret/path' },
+      });
+    } finally {
+      application.listPets = original;
+    }
+  });
+
+  it('lets a deliberate error through with its code and message', async () => {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ pet(id: 424242) { id } }' }),
+    });
+    const body = (await response.json()) as { errors: unknown[] };
+    expect(body.errors).toEqual([
+      { message: 'No pet has the id 424242.', path: ['pet'], extensions: { code: 'not_found' } },
+    ]);
+  });
+});
