@@ -21,3 +21,6 @@ if [ ! -f "$kafka_libs/kafka_2.13-3.9.1.jar" ]; then
   mvn -q -B -f .ci/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
 fi
 command -v strace >/dev/null || apt_install strace
+
+# Schemathesis, for the generated tests of test/fuzz (REST from OpenAPI, GraphQL from the SDL).
+command -v schemathesis >/dev/null || python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5'

@@ -1,0 +1,28 @@
+"""Schemathesis hooks for the pet store (loaded with SCHEMATHESIS_HOOKS=petstore_hooks).
+
+GraphQL: ids and categoryIds use the SafeInt scalar (integers within +/-(2^53-1)); deliberate
+errors come back in `errors` with an `extensions.code`, so instead of failing on any `errors`
+array (Schemathesis' default for GraphQL), the check below fails on what must never happen: a
+5xx, an error without a code, or an internal error.
+"""
+
+import schemathesis
+from hypothesis import strategies as st
+from schemathesis.graphql import nodes
+
+SAFE = 2**53 - 1
+schemathesis.graphql.scalar("SafeInt", st.integers(min_value=-SAFE, max_value=SAFE).map(nodes.Int))
+
+
+@schemathesis.check
+def graphql_errors_are_deliberate(ctx, response, case):
+    if response.status_code >= 500:
+        raise AssertionError(f"server error {response.status_code}: {response.text[:500]}")
+    if "graphql" not in case.path:
+        return None
+    body = response.json()
+    for error in body.get("errors") or []:
+        code = (error.get("extensions") or {}).get("code")
+        if code is None or code in ("internal_error", "INTERNAL_SERVER_ERROR"):
+            raise AssertionError(f"undeliberate GraphQL error: {error}")
+    return None
