@@ -14,6 +14,8 @@ export type RunInfo = {
   readonly petCount: number;
   readonly seconds: number;
   readonly durationSeconds: number;
+  readonly loadBefore: number;
+  readonly loadAfter: number;
 };
 
 export const TARGETS = {
@@ -123,21 +125,27 @@ export function machineLine(machine: Machine): string {
   return `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}; ${pinning}`;
 }
 
-export function report(info: RunInfo, machine: Machine, http: HttpRun, store: StoreRun): string {
+export function report(
+  info: RunInfo,
+  machine: Machine,
+  http: HttpRun | undefined,
+  store: StoreRun | undefined,
+): string {
   const notes = [
     `- Machine: ${machineLine(machine)}`,
     `- Run: ${info.mode} mode, ${info.seconds} s per scenario after a warm-up, ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
-    `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,
-    ...(http.graphqlMissing === undefined ? [] : [`- GraphQL scenario not run: ${http.graphqlMissing}`]),
+    // Other work on the machine lowers every figure; the ratios suffer less, as both sides share it.
+    `- Load average (1 min) before and after: ${info.loadBefore.toFixed(2)}, ${info.loadAfter.toFixed(2)}`,
   ];
-  return [
-    `## ${info.date} · ${info.commit} · ${info.mode}`,
-    '',
-    ...notes,
-    '',
-    httpTable(http),
-    '',
-    storeTable(store),
-    '',
-  ].join('\n');
+  if (http !== undefined) {
+    notes.push(
+      `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), authentication and rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,
+    );
+    if (http.graphqlMissing !== undefined) notes.push(`- GraphQL scenario not run: ${http.graphqlMissing}`);
+  }
+  const tables = [
+    ...(http === undefined ? [] : [httpTable(http), '']),
+    ...(store === undefined ? [] : [storeTable(store), '']),
+  ];
+  return [`## ${info.date} · ${info.commit} · ${info.mode}`, '', ...notes, '', ...tables].join('\n');
 }

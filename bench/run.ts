@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { runHttpBenchmark } from './http.ts';
@@ -9,7 +10,7 @@ import { ROOT } from './servers.ts';
 import { runStoreBenchmark } from './store.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --no-append]`: the pet store over HTTP next to a bare Fastify
+ * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store]`: the pet store over HTTP next to a bare Fastify
  * baseline measured in the same run, then the store-side figures. Prints Markdown tables and, in
  * full mode, appends them to BENCHMARKS.md. Quick mode (seconds, 10k events) only proves that the
  * benchmark still works; its figures are not worth comparing.
@@ -19,6 +20,8 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     'no-append': { type: 'boolean', default: false },
+    /** Run one half only while working on it; such runs are never appended. */
+    only: { type: 'string' },
   },
 });
 
@@ -29,9 +32,13 @@ const settings = quick
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 const started = performance.now();
+const loadBefore = loadavg()[0]!;
 const machine = describeAndPinMachine();
-const http = await runHttpBenchmark(machine, { ...settings, log });
-const store = await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log });
+const only = values.only;
+if (only !== undefined && only !== 'http' && only !== 'store') throw new Error('--only takes http or store');
+const http = only === 'store' ? undefined : await runHttpBenchmark(machine, { ...settings, log });
+const store =
+  only === 'http' ? undefined : await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log });
 
 const text = report(
   {
@@ -41,6 +48,8 @@ const text = report(
     petCount: settings.petCount,
     seconds: settings.seconds,
     durationSeconds: (performance.now() - started) / 1000,
+    loadBefore,
+    loadAfter: loadavg()[0]!,
   },
   machine,
   http,
@@ -48,7 +57,7 @@ const text = report(
 );
 process.stdout.write(`${text}\n`);
 
-if (!quick && !values['no-append']) {
+if (!quick && !values['no-append'] && only === undefined) {
   const file = path.join(ROOT, 'BENCHMARKS.md');
   if (!existsSync(file))
     writeFileSync(
