@@ -5,6 +5,7 @@ import { startApplication } from './application/index.ts';
 import { startAuth } from './auth/index.ts';
 import type { Config } from './config.ts';
 import { openEventStore } from './eventstore/index.ts';
+import { startInProcessForwarder } from './forwarding/in-process.ts';
 import { buildApp } from './http/app.ts';
 
 export type RunningServer = {
@@ -13,7 +14,7 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
-/** Composes the whole service from configuration and starts listening. */
+/** Composes the whole service from configuration and starts listening (and forwarding, if configured). */
 export async function startServer(
   config: Config,
   logger: Logger = createLogger(config),
@@ -29,6 +30,9 @@ export async function startServer(
   const auth = await startAuth({ store, config, logger });
   const app = await buildApp({ config, application, guard: auth.guard, logger });
   const url = await app.listen({ port: config.port, host: config.host });
+  const forwarder = config.kafka.inProcessForwarder
+    ? startInProcessForwarder(config, store, logger)
+    : undefined;
 
   let closing: Promise<void> | undefined;
   return {
@@ -36,6 +40,7 @@ export async function startServer(
     url,
     close() {
       closing ??= (async () => {
+        await forwarder?.stop();
         await app.close();
         await auth.stop();
         await application.stop();

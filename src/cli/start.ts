@@ -1,5 +1,4 @@
 import { loadConfig } from '../config.ts';
-import { startInProcessForwarder } from '../forwarding/in-process.ts';
 import { createLogger, startServer } from '../server.ts';
 
 /** `petstore start`: serve the API until SIGINT or SIGTERM, then close cleanly. */
@@ -11,12 +10,8 @@ export async function run(_args: string[]): Promise<void> {
     { url: server.url, dataDir: config.dataDir, store: config.eventStoreUrl ? 'kurrentdb' : 'embedded' },
     'pet store listening',
   );
-  const forwarder = config.kafka.inProcessForwarder
-    ? await startInProcessForwarder(config, logger)
-    : undefined;
   const shutdown = async (signal: string) => {
     logger.info({ signal }, 'shutting down');
-    await forwarder?.stop();
     await server.close();
     process.exit(0);
   };

@@ -1,26 +1,21 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import { openEventStore } from '../eventstore/index.ts';
+import type { EventStore } from '../eventstore/port.ts';
 import { startConfiguredForwarder } from './from-config.ts';
 
 /**
- * The forwarder inside the API process (KAFKA_FORWARDER=true). It opens its own handle on the
- * store, so the API's lifecycle and the forwarder's stay independent. Being fenced by another
- * forwarder stops only the forwarding, never the API.
+ * The forwarder inside the API process (KAFKA_FORWARDER=true), on the API's own store handle so
+ * that appends wake it at once. Being fenced by another forwarder stops only the forwarding,
+ * never the API.
  */
-export async function startInProcessForwarder(
-  config: Config,
+export function startInProcessForwarder(
+  config: Pick<Config, 'kafka'>,
+  store: EventStore,
   logger: Logger,
-): Promise<{ stop(): Promise<void> }> {
+): { stop(): Promise<void> } {
   const log = logger.child({ component: 'forwarder' });
-  const store = await openEventStore(config);
   const forwarder = startConfiguredForwarder(config, store, log);
   forwarder.done.catch((error: unknown) => log.warn({ err: error }, 'in-process forwarder stopped'));
   log.info({ topic: config.kafka.topic }, 'in-process forwarder started');
-  return {
-    async stop() {
-      await forwarder.stop();
-      await store.close();
-    },
-  };
+  return { stop: () => forwarder.stop() };
 }
