@@ -14,47 +14,57 @@ const booleanFlag = z
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
 
-const schema = z.object({
-  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
-  PORT: port.default(3000),
-  HOST: z.string().min(1).default('127.0.0.1'),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-  PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
-  /** Unset: the embedded SQLite store in PETSTORE_DATA_DIR. `kurrentdb://…` or `esdb://…`: KurrentDB. */
-  EVENT_STORE_URL: z
-    .string()
-    .regex(/^(kurrentdb|kdb|esdb|esdb\+discover|kurrentdb\+discover|kdb\+discover):\/\//, {
-      message: 'must be a kurrentdb:// or esdb:// connection string',
-    })
-    .optional(),
-  /** Largest accepted request body, in bytes. */
-  BODY_LIMIT_BYTES: positiveInt.max(10 * 1024 * 1024).default(16 * 1024),
-  /** How many pet ids one process reserves from the shared id stream at a time. */
-  PET_ID_BLOCK_SIZE: positiveInt.max(1_000_000).default(1000),
-  /** How long an Idempotency-Key is remembered. */
-  IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
-  /** How often the read model snapshot is written, in events applied since the last one. */
-  SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
-  REDIS_URL: z
-    .string()
-    .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
-    .optional(),
-  /** Seconds a key stays banned after it keeps sending past its limit. */
-  RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
-  /** Trust X-Forwarded-For from a proxy in front (for per-address limits). */
-  TRUST_PROXY: booleanFlag.default(false),
-  KAFKA_BROKERS: z.string().min(1).optional(),
-  KAFKA_TOPIC: z
-    .string()
-    .regex(/^[a-zA-Z0-9._-]{1,249}$/)
-    .default('petstore.events'),
-  KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
-  /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */
-  KAFKA_FORWARDER: booleanFlag.default(false),
-  /** Unset: on outside production. */
-  GRAPHQL_INTROSPECTION: booleanFlag.optional(),
-  GRAPHQL_GRAPHIQL: booleanFlag.optional(),
-});
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: port.default(3000),
+    HOST: z.string().min(1).default('127.0.0.1'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
+    /** Unset: the embedded SQLite store in PETSTORE_DATA_DIR. `kurrentdb://…` or `esdb://…`: KurrentDB. */
+    EVENT_STORE_URL: z
+      .string()
+      .regex(/^(kurrentdb|kdb|esdb|esdb\+discover|kurrentdb\+discover|kdb\+discover):\/\//, {
+        message: 'must be a kurrentdb:// or esdb:// connection string',
+      })
+      .optional(),
+    /** Largest accepted request body, in bytes. */
+    BODY_LIMIT_BYTES: positiveInt.max(10 * 1024 * 1024).default(16 * 1024),
+    /** How many pet ids one process reserves from the shared id stream at a time. */
+    PET_ID_BLOCK_SIZE: positiveInt.max(1_000_000).default(1000),
+    /** How long an Idempotency-Key is remembered. */
+    IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
+    /** How often the read model snapshot is written, in events applied since the last one. */
+    SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
+    REDIS_URL: z
+      .string()
+      .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+      .optional(),
+    /** Seconds a key stays banned after it keeps sending past its limit. */
+    RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
+    /** Trust X-Forwarded-For from a proxy in front (for per-address limits). */
+    TRUST_PROXY: booleanFlag.default(false),
+    KAFKA_BROKERS: z.string().min(1).optional(),
+    KAFKA_TOPIC: z
+      .string()
+      .regex(/^[a-zA-Z0-9._-]{1,249}$/)
+      .default('petstore.events'),
+    KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
+    /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */
+    KAFKA_FORWARDER: booleanFlag.default(false),
+    /** Unset: on outside production. */
+    GRAPHQL_INTROSPECTION: booleanFlag.optional(),
+    GRAPHQL_GRAPHIQL: booleanFlag.optional(),
+  })
+  .superRefine((env, context) => {
+    if (env.KAFKA_FORWARDER && env.KAFKA_BROKERS === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['KAFKA_BROKERS'],
+        message: 'is required when KAFKA_FORWARDER=true (host:port, comma-separated)',
+      });
+    }
+  });
 
 export type Config = Readonly<{
   nodeEnv: 'development' | 'production' | 'test';

@@ -36,6 +36,16 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
   });
 
+  it('refuses KAFKA_FORWARDER=true without KAFKA_BROKERS at start-up', () => {
+    expect(() => loadConfig({ KAFKA_FORWARDER: 'true' })).toThrow(
+      'KAFKA_BROKERS="": is required when KAFKA_FORWARDER=true (host:port, comma-separated)',
+    );
+  });
+
+  it('splits KAFKA_BROKERS on commas', () => {
+    expect(loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafka.brokers).toEqual(['a:9092', 'b:9092']);
+  });
+
   it('turns introspection and GraphiQL off in production unless asked for', () => {
     expect(loadConfig({ NODE_ENV: 'production' }).graphql).toEqual({ introspection: false, graphiql: false });
     expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_GRAPHIQL: 'true' }).graphql.graphiql).toBe(true);

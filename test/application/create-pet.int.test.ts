@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError, IdempotencyKeyReusedError } from '../../src/errors.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { idempotencyStreamName, requestHash } from '../../src/domain/idempotency.ts';
 
 let testApp: TestApp;
 const context = { correlationId: 'test-correlation' };
@@ -101,4 +103,40 @@ describe('createPet with an idempotency key', () => {
       ).rejects.toMatchObject({ code: 'validation_failed', field: 'Idempotency-Key' });
     },
   );
+});
+
+describe('createPet with an idempotency key after a crash', () => {
+  const claim = (petId: number, requestHash: string) => ({
+    type: 'IdempotencyKeyClaimed',
+    data: { petId, requestHash, expiresAt: '2099-01-01T00:00:00.000Z' },
+    metadata: {
+      eventId: randomUUID(),
+      occurredAt: '2026-01-01T00:00:00.000Z',
+      correlationId: 'c',
+      schemaVersion: 1,
+    },
+  });
+
+  it('creates the pet a claim promised when the claiming request died before creating it', async () => {
+    const body = { name: 'Rex', categoryId: 3 };
+    await testApp.store.appendToStream(idempotencyStreamName('anonymous', 'k-crash'), [
+      claim(424242, requestHash(body)),
+    ]);
+    const retry = await testApp.application.createPet(body, context, { idempotencyKey: 'k-crash' });
+    expect(retry).toEqual({ pet: { id: 424242, name: 'Rex', categoryId: 3 }, replayed: true });
+    expect(testApp.application.getPet(424242)).toEqual(retry.pet);
+  });
+
+  it('returns the pet another request created between its claim and this retry', async () => {
+    const body = { name: 'Rex', categoryId: 3 };
+    await testApp.store.appendToStream(idempotencyStreamName('anonymous', 'k-race-2'), [
+      claim(515151, requestHash(body)),
+    ]);
+    await testApp.store.appendToStream('pet-515151', [
+      { ...claim(0, ''), type: 'PetCreated', data: { id: 515151, name: 'Rex', categoryId: 3 } },
+    ]);
+    const retry = await testApp.application.createPet(body, context, { idempotencyKey: 'k-race-2' });
+    expect(retry).toEqual({ pet: { id: 515151, name: 'Rex', categoryId: 3 }, replayed: true });
+    expect(await testApp.store.readStream('pet-515151')).toHaveLength(1);
+  });
 });

@@ -128,9 +128,14 @@ async function ensurePetCreated(
     return await appendPet(deps, id, newPet, context);
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    const [created] = await deps.store.readStream(petStreamName(id));
-    await deps.readModel.waitFor(created!.position);
-    return deps.readModel.getPet(id)!;
+    // Another request created it: once this read model reaches the store's head, it has the pet.
+    const head = await deps.store.headPosition();
+    if (head !== undefined) await deps.readModel.waitFor(head);
+    const pet = deps.readModel.getPet(id);
+    if (pet === undefined) {
+      throw new Error(`Pet ${id} is in the store but not in the read model.`, { cause: error });
+    }
+    return pet;
   }
 }
 
