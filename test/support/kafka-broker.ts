@@ -54,7 +54,8 @@ async function startLocalKafka(): Promise<KafkaBroker> {
   const clusterId = randomBytes(16).toString('base64url');
   const format = spawnSync(
     'java',
-    ['-cp', classpath, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', properties],
+    // `--cluster-id=…` in one argument: a base64url id may start with '-', which would read as an option.
+    ['-cp', classpath, 'kafka.tools.StorageTool', 'format', `--cluster-id=${clusterId}`, '-c', properties],
     {
       encoding: 'utf8',
       timeout: 30_000,
