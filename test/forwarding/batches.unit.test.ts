@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { batches } from '../../src/forwarding/batches.ts';
 
 /** A feed of items that arrive when pushed, like a live subscription. */
@@ -51,4 +51,60 @@ describe('batches of a live feed', () => {
     f.push(1);
     expect((await iterator.next()).value).toEqual([1]);
   });
+
+  it('sets one timer for a batch of many waiting items, not one per item', async () => {
+    const f = feed<number>();
+    for (let i = 0; i < 50; i += 1) f.push(i);
+    const setTimeoutSpy = vi.spyOn(globalThis, 'setTimeout');
+    const iterator = batches(f.iterable, { maxSize: 100, lingerMs: 5, idleMs: 10_000 });
+    expect((await iterator.next()).value).toHaveLength(50);
+    // The idle timer of the first read and the batch's linger timer.
+    expect(setTimeoutSpy).toHaveBeenCalledTimes(2);
+  });
+
+  it('passes the feed’s failure to the consumer', async () => {
+    const f = failingFeed([1], new Error('store unreachable'));
+    const iterator = batches(f.iterable, { maxSize: 100, lingerMs: 5, idleMs: 10_000 });
+    expect((await iterator.next()).value).toEqual([1]);
+    f.fail();
+    await expect(iterator.next()).rejects.toThrow('store unreachable');
+  });
+
+  it('leaves no unhandled rejection when the consumer stops after a full batch and the feed then fails', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const f = failingFeed([1, 2], new Error('subscription dropped'));
+      const consume = async () => {
+        for await (const batch of batches(f.iterable, { maxSize: 2, lingerMs: 50, idleMs: 10_000 })) {
+          expect(batch).toEqual([1, 2]);
+          throw new Error('publish failed');
+        }
+      };
+      await expect(consume()).rejects.toThrow('publish failed');
+      f.fail();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
 });
+
+afterEach(() => vi.restoreAllMocks());
+
+/** A feed that delivers `items`, then a read that rejects with `error` once `fail()` is called. */
+function failingFeed<T>(items: T[], error: Error): { fail(): void; iterable: AsyncIterable<T> } {
+  const queue = [...items];
+  let fail: () => void = () => {};
+  const failed = new Promise<never>((_, reject) => (fail = () => reject(error)));
+  return {
+    fail: () => fail(),
+    iterable: {
+      [Symbol.asyncIterator]: () => ({
+        next: async () => (queue.length > 0 ? { value: queue.shift()!, done: false } : failed),
+      }),
+    },
+  };
+}
