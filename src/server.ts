@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { openEventStore } from './eventstore/index.ts';
 import { startInProcessForwarder } from './forwarding/in-process.ts';
 import { buildApp } from './http/app.ts';
+import { apiKeyGuard } from './http/guard.ts';
 
 export type RunningServer = {
   readonly app: FastifyInstance;
@@ -28,7 +29,7 @@ export async function startServer(
     'read model ready',
   );
   const auth = await startAuth({ store, config, logger });
-  const app = await buildApp({ config, application, guard: auth.guard, logger });
+  const app = await buildApp({ config, application, guard: apiKeyGuard(auth), logger });
   const url = await app.listen({ port: config.port, host: config.host });
   const forwarder = config.kafka.inProcessForwarder
     ? startInProcessForwarder(config, store, logger)

@@ -63,9 +63,13 @@ export type ApiKey = {
   readonly secretHash: string;
   readonly issuedAt: string;
   readonly revoked: boolean;
-  /** Unix milliseconds; 0 when the key was never banned. Banned while it is in the future. */
+  /** Unix milliseconds; 0 when the key was never banned. Banned while it is in the future: see `isBanned`. */
   readonly bannedUntilMs: number;
 };
+
+export function isBanned(key: Pick<ApiKey, 'bannedUntilMs'>, nowMs: number): boolean {
+  return key.bannedUntilMs > nowMs;
+}
 
 export type IssueApiKey = {
   readonly name?: string;
@@ -120,14 +124,14 @@ export function decideBanApiKey(
   ban: { readonly seconds: number; readonly reason: string },
   now: Date,
 ): ApiKeyBanned[] {
-  if (state === undefined || state.revoked || state.bannedUntilMs > now.getTime()) return [];
+  if (state === undefined || state.revoked || isBanned(state, now.getTime())) return [];
   const until = new Date(now.getTime() + ban.seconds * 1000).toISOString();
   return [{ type: 'ApiKeyBanned', data: { keyId, bannedAt: now.toISOString(), until, reason: ban.reason } }];
 }
 
 export function decideUnbanApiKey(state: ApiKey | undefined, keyId: string, now: Date): ApiKeyUnbanned[] {
   const key = existing(state, keyId);
-  if (key.bannedUntilMs <= now.getTime()) return [];
+  if (!isBanned(key, now.getTime())) return [];
   return [{ type: 'ApiKeyUnbanned', data: { keyId, unbannedAt: now.toISOString() } }];
 }
 

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../application/context.ts';
 import type { Config } from '../config.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { apiKeyGuard, type Guard } from '../http/guard.ts';
 import type { ApiKey } from './api-keys.ts';
 import { banApiKey } from './key-commands.ts';
 import { KeyRegistry } from './key-registry.ts';
@@ -11,9 +10,13 @@ import { REJECTED_REQUESTS_BEFORE_BAN } from './rate-decision.ts';
 import { connectRateLimitRedis } from './redis.ts';
 import { memoryCounters, redisCounters } from './window-counter.ts';
 
+/** What the HTTP guard (src/http/guard.ts) needs, composed in src/server.ts: `apiKeyGuard(auth)`. */
 export type Auth = {
-  readonly guard: Guard;
   readonly keys: KeyRegistry;
+  readonly limiter: RateLimiter;
+  readonly clock: Clock;
+  /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
+  banKey(key: ApiKey, correlationId: string): Promise<ApiKey | undefined>;
   stop(): Promise<void>;
 };
 
@@ -26,7 +29,7 @@ export type AuthOptions = {
 
 /**
  * Authentication and rate limits for the whole service: the key read model (caught up before the
- * first request), the counters (Redis when REDIS_URL is set, else memory) and the guard.
+ * first request), the counters (Redis when REDIS_URL is set, else memory) and bans.
  */
 export async function startAuth(options: AuthOptions): Promise<Auth> {
   const { store, config, logger } = options;
@@ -65,8 +68,10 @@ export async function startAuth(options: AuthOptions): Promise<Auth> {
   }
 
   return {
-    guard: apiKeyGuard({ keys, limiter, clock, banKey }),
     keys,
+    limiter,
+    clock,
+    banKey,
     async stop() {
       await keys.stop();
       redis?.disconnect();

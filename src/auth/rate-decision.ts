@@ -25,9 +25,14 @@ export type RateStatus = {
   readonly overLimitBy: number;
 };
 
+/** The number of the clock-aligned window holding `nowMs`: the same in every process. */
+export function windowIndex(nowMs: number, windowMs: number): number {
+  return Math.floor(nowMs / windowMs);
+}
+
 /** Unix seconds at which the window holding `nowMs` ends. */
 export function windowEnd(nowMs: number, windowMs: number): number {
-  return ((Math.floor(nowMs / windowMs) + 1) * windowMs) / 1000;
+  return ((windowIndex(nowMs, windowMs) + 1) * windowMs) / 1000;
 }
 
 /**

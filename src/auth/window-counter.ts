@@ -1,5 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
+import { windowIndex } from './rate-decision.ts';
 
 /**
  * Counts requests per subject in fixed, clock-aligned windows, with rate-limiter-flexible as the
@@ -20,7 +21,7 @@ export class WindowCounter {
 
   /** Adds `points` to the subject's counter for the window holding `nowMs`; resolves the new count. */
   async consume(subject: string, nowMs: number, points = 1): Promise<number> {
-    const result = await this.#limiter.consume(`${subject}:${Math.floor(nowMs / this.#windowMs)}`, points);
+    const result = await this.#limiter.consume(`${subject}:${windowIndex(nowMs, this.#windowMs)}`, points);
     return result.consumedPoints;
   }
 }

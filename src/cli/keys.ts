@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../application/context.ts';
-import type { ApiKey } from '../auth/api-keys.ts';
+import { type ApiKey, isBanned } from '../auth/api-keys.ts';
 import { changeApiKeyPlan, issueApiKey, revokeApiKey, unbanApiKey } from '../auth/key-commands.ts';
 import { KeyRegistry } from '../auth/key-registry.ts';
 import { loadConfig } from '../config.ts';
@@ -158,7 +158,7 @@ function integer(text: string, option: string): number {
 
 function status(key: Pick<ApiKey, 'revoked' | 'bannedUntilMs'>, nowMs: number): string {
   if (key.revoked) return 'revoked';
-  if (key.bannedUntilMs > nowMs) return `banned until ${new Date(key.bannedUntilMs).toISOString()}`;
+  if (isBanned(key, nowMs)) return `banned until ${new Date(key.bannedUntilMs).toISOString()}`;
   return 'active';
 }
 

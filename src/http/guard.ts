@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Clock } from '../application/context.ts';
-import type { ApiKey } from '../auth/api-keys.ts';
+import { type ApiKey, isBanned } from '../auth/api-keys.ts';
 import { BannedError, InvalidApiKeyError, MissingApiKeyError, RateLimitedError } from '../auth/errors.ts';
 import { crossesBanThreshold, type RateStatus, secondsUntil } from '../auth/rate-decision.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
@@ -52,7 +52,7 @@ export type ApiKeyGuardDependencies = {
   readonly keys: { authenticate(secret: string): ApiKey | undefined };
   readonly limiter: RateLimiter;
   readonly clock: Clock;
-  /** Bans a key that keeps sending after 429; resolves to the banned key once this process sees it. */
+  /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
   readonly banKey: (key: ApiKey, correlationId: string) => Promise<ApiKey | undefined>;
 };
 
@@ -68,13 +68,13 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     nowMs: number,
     points: number,
   ) {
-    if (key.bannedUntilMs > nowMs) throw banned(reply, key, nowMs);
+    if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
     const status = await limiter.limitKey(key, nowMs, points);
     setRateHeaders(reply, status);
     if (status.allowed) return;
     if (crossesBanThreshold(status, points)) {
       const bannedKey = await deps.banKey(key, request.id);
-      if (bannedKey !== undefined && bannedKey.bannedUntilMs > nowMs) throw banned(reply, bannedKey, nowMs);
+      if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) throw banned(reply, bannedKey, nowMs);
     }
     throw new RateLimitedError(status.retryAfter);
   }

@@ -9,6 +9,7 @@ import {
   decideRevokeApiKey,
   decideUnbanApiKey,
   evolveApiKey,
+  isBanned,
 } from '../../src/auth/api-keys.ts';
 import { ApiKeyRevokedError } from '../../src/auth/errors.ts';
 import { NotFoundError, ValidationError } from '../../src/errors.ts';
@@ -142,5 +143,12 @@ describe('banning', () => {
     const [unbanned] = decideUnbanApiKey(given([event, banned!]), event.data.keyId, NOW);
     expect(unbanned!.type).toBe('ApiKeyUnbanned');
     expect(given([event, banned!, unbanned!])!.bannedUntilMs).toBe(0);
+  });
+});
+
+describe('isBanned', () => {
+  it('holds while the ban’s end is in the future, and not from that instant on', () => {
+    const key = { bannedUntilMs: NOW.getTime() + 1 };
+    expect([isBanned(key, NOW.getTime()), isBanned(key, NOW.getTime() + 1)]).toEqual([true, false]);
   });
 });

@@ -4,6 +4,7 @@ import type { Clock } from '../../src/application/context.ts';
 import type { IssueApiKey } from '../../src/auth/api-keys.ts';
 import { type Auth, startAuth } from '../../src/auth/index.ts';
 import { issueApiKey, revokeApiKey } from '../../src/auth/key-commands.ts';
+import { apiKeyGuard } from '../../src/http/guard.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /** A clock that stands still until a test moves it. */
@@ -40,7 +41,7 @@ export async function startGuardedApp(options: {
     ...(options.env === undefined ? {} : { env: options.env }),
     guard: async (config, store) => {
       auth = await startAuth({ store, config, logger: pino({ level: 'silent' }), clock });
-      return auth.guard;
+      return apiKeyGuard(auth);
     },
   });
   const started = auth!;

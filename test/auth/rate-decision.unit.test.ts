@@ -1,5 +1,12 @@
 import { expect, it } from 'vitest';
-import { crossesBanThreshold, decideRate } from '../../src/auth/rate-decision.ts';
+import {
+  crossesBanThreshold,
+  DAY_MS,
+  decideRate,
+  MINUTE_MS,
+  windowEnd,
+  windowIndex,
+} from '../../src/auth/rate-decision.ts';
 
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
 const MINUTE_END = Date.UTC(2030, 0, 15, 10, 1) / 1000;
@@ -57,4 +64,11 @@ it('crosses the ban threshold on the 11th request past the limit only', () => {
 
 it('crosses the ban threshold once for a batch that jumps over it', () => {
   expect(crossesBanThreshold(decideRate(NOW, FREE, 75, undefined), 20)).toBe(true);
+});
+
+it('numbers clock-aligned windows, and a window ends where the next one starts', () => {
+  expect(windowIndex(NOW, MINUTE_MS)).toBe(Math.floor(NOW / 60_000));
+  expect(windowEnd(NOW, MINUTE_MS)).toBe(MINUTE_END);
+  expect(windowIndex(MINUTE_END * 1000, MINUTE_MS)).toBe(windowIndex(NOW, MINUTE_MS) + 1);
+  expect(windowEnd(NOW, DAY_MS)).toBe(DAY_END);
 });

@@ -8,7 +8,7 @@ import { loadConfig } from '../../src/config.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import { errorHandler } from '../../src/http/error-handler.ts';
-import { consumeExtra } from '../../src/http/guard.ts';
+import { apiKeyGuard, consumeExtra } from '../../src/http/guard.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { controlledClock } from '../auth/guarded-app.ts';
 
@@ -27,7 +27,7 @@ beforeEach(async () => {
   auth = await startAuth({ store, config, logger: pino({ level: 'silent' }), clock });
   app = Fastify();
   app.setErrorHandler(errorHandler);
-  await app.register(auth.guard);
+  await app.register(apiKeyGuard(auth));
   app.post('/batch', async (request, reply) => {
     const operations = (request.body as { operations: number }).operations;
     await consumeExtra(request, reply, operations - 1);
