@@ -17,15 +17,14 @@ export async function run(args: string[]): Promise<void> {
     );
   }
   const config = loadConfig(process.env);
-  if (config.kafka.brokers.length === 0) throw new UsageError('KAFKA_BROKERS is not set');
   const log = pino({ level: config.logLevel, name: 'forwarder' });
   const store = await openEventStore(config);
-  const forwarder = startConfiguredForwarder(config, store, log);
-  const stop = (): void => void forwarder.stop();
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-  log.info({ topic: config.kafka.topic, brokers: config.kafka.brokers }, 'forwarder started');
   try {
+    const forwarder = startConfiguredForwarder(config, store, log);
+    const stop = (): void => void forwarder.stop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    log.info({ topic: config.kafka.topic, brokers: config.kafka.brokers }, 'forwarder started');
     await forwarder.done;
     log.info({}, 'forwarder stopped');
   } catch (error) {

@@ -1,9 +1,13 @@
-import type { Config } from '../config.ts';
+import { type Config, ConfigError } from '../config.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { type Forwarder, type ForwarderLog, startForwarder } from './forwarder.ts';
 import { createKafkaJsPublisher } from './kafkajs-publisher.ts';
 
-/** The forwarder as configured: used in-process by `petstore start` and alone by `petstore forward`. */
+/**
+ * The forwarder as configured: used in-process by `petstore start` and alone by `petstore forward`.
+ * Throws `ConfigError` (exit status 2 from the CLI) when KAFKA_BROKERS is missing; this is the one
+ * place that checks it for both.
+ */
 export function startConfiguredForwarder(
   config: Pick<Config, 'kafka'>,
   store: EventStore,
@@ -11,7 +15,7 @@ export function startConfiguredForwarder(
 ): Forwarder {
   const { brokers, clientId, topic } = config.kafka;
   if (brokers.length === 0)
-    throw new Error('The Kafka forwarder needs KAFKA_BROKERS (host:port, comma-separated).');
+    throw new ConfigError('KAFKA_BROKERS is required by the Kafka forwarder (host:port, comma-separated).');
   return startForwarder({
     store,
     log,
