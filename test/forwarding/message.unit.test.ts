@@ -41,4 +41,33 @@ describe('Kafka message of an event', () => {
       metadata: event.metadata,
     });
   });
+
+  it('publishes an API key’s issue without its secret hash, and everything else intact', () => {
+    const issued = {
+      streamName: 'api-key-key_7Qm2',
+      revision: 0n,
+      position: 12n,
+      type: 'ApiKeyIssued',
+      data: {
+        keyId: 'key_7Qm2',
+        name: 'shop',
+        plan: 'pro',
+        limits: { perMinute: 600 },
+        secretHash: 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg',
+        issuedAt: '2026-01-02T03:04:05.000Z',
+      },
+      metadata: event.metadata,
+    };
+    const message = toKafkaMessage(issued);
+    expect(message.value).not.toContain('secretHash');
+    expect(message.value).not.toContain('n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg');
+    expect(JSON.parse(message.value).data).toEqual({
+      keyId: 'key_7Qm2',
+      name: 'shop',
+      plan: 'pro',
+      limits: { perMinute: 600 },
+      issuedAt: '2026-01-02T03:04:05.000Z',
+    });
+    expect(message.headers['event-type']).toBe('ApiKeyIssued');
+  });
 });
