@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiKey } from './api-key.ts';
 import type { BaselineBodies } from './baseline-server.ts';
-import { type LoadResult, runLoad } from './load.ts';
+import { combineRuns, type LoadResult, runLoad } from './load.ts';
 import type { Machine } from './machine.ts';
 import { httpScenarios, NEW_PET_BODY, type HttpScenario } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
@@ -26,6 +26,8 @@ export type HttpOptions = {
   readonly petCount: number;
   readonly seconds: number;
   readonly warmupSeconds: number;
+  /** The measured time is split into this many rounds, alternating baseline and pet store. */
+  readonly rounds: number;
   readonly log: (line: string) => void;
 };
 
@@ -34,8 +36,7 @@ export const GRAPHQL_LIST_QUERY = '{ pets(first: 20) { edges { node { id name ca
 
 /**
  * Seeds a fresh data directory, starts the pet store and the baseline (each its own process on the
- * server core), and runs every scenario against the baseline and then the pet store, one scenario
- * at a time so that the two are measured minutes apart at most.
+ * server core), and runs every scenario against both, in alternating rounds, one scenario at a time.
  */
 export async function runHttpBenchmark(machine: Machine, options: HttpOptions): Promise<HttpRun> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-bench-http-'));
@@ -58,10 +59,20 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
           options.log(`http: ${scenario.name}`);
           const load = { connections: scenario.connections, requests: scenario.requests };
           await runLoad(baseline.url, { ...load, durationSeconds: options.warmupSeconds });
-          const baselineResult = await runLoad(baseline.url, { ...load, durationSeconds: options.seconds });
           await runLoad(petstore.url, { ...load, durationSeconds: options.warmupSeconds });
-          const petstoreResult = await runLoad(petstore.url, { ...load, durationSeconds: options.seconds });
-          figures.push({ scenario, petstore: petstoreResult, baseline: baselineResult });
+          // Alternating rounds: a neighbour's burst of load slows both sides alike.
+          const round = { ...load, durationSeconds: options.seconds / options.rounds };
+          const baselineRuns: LoadResult[] = [];
+          const petstoreRuns: LoadResult[] = [];
+          for (let i = 0; i < options.rounds; i++) {
+            baselineRuns.push(await runLoad(baseline.url, round));
+            petstoreRuns.push(await runLoad(petstore.url, round));
+          }
+          figures.push({
+            scenario,
+            petstore: combineRuns(petstoreRuns),
+            baseline: combineRuns(baselineRuns),
+          });
         }
         return { figures, authenticated: key.authenticated, graphqlMissing: graphql.missing };
       } finally {

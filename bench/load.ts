@@ -42,3 +42,21 @@ export async function runLoad(url: string, load: Load): Promise<LoadResult> {
       .join(' '),
   };
 }
+
+/**
+ * Several runs of the same load as one figure: requests per second over their total time, and the
+ * median of their latency percentiles.
+ */
+export function combineRuns(runs: readonly LoadResult[]): LoadResult {
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+  const requests = runs.reduce((sum, run) => sum + run.requests, 0);
+  const seconds = runs.reduce((sum, run) => sum + run.requests / (run.requestsPerSecond || 1), 0);
+  return {
+    requestsPerSecond: seconds === 0 ? 0 : requests / seconds,
+    p50Ms: median(runs.map((run) => run.p50Ms)),
+    p99Ms: median(runs.map((run) => run.p99Ms)),
+    requests,
+    failures: runs.reduce((sum, run) => sum + run.failures, 0),
+    statusCodes: runs.map((run) => run.statusCodes).join(' | '),
+  };
+}

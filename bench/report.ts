@@ -13,6 +13,7 @@ export type RunInfo = {
   readonly mode: 'full' | 'quick';
   readonly petCount: number;
   readonly seconds: number;
+  readonly rounds: number;
   readonly durationSeconds: number;
   readonly loadBefore: number;
   readonly loadAfter: number;
@@ -133,7 +134,7 @@ export function report(
 ): string {
   const notes = [
     `- Machine: ${machineLine(machine)}`,
-    `- Run: ${info.mode} mode, ${info.seconds} s per scenario after a warm-up, ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
+    `- Run: ${info.mode} mode, ${info.seconds} s per scenario and side after a warm-up, in ${info.rounds} alternating rounds (baseline, pet store, …), ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
     // Other work on the machine lowers every figure; the ratios suffer less, as both sides share it.
     `- Load average (1 min) before and after: ${info.loadBefore.toFixed(2)}, ${info.loadAfter.toFixed(2)}`,
   ];
