@@ -44,6 +44,10 @@ export async function startAuth(options: AuthOptions): Promise<Auth> {
   const redis = config.redisUrl === undefined ? undefined : connectRateLimitRedis(config.redisUrl, logger);
   const limiter = new RateLimiter(redis === undefined ? memoryCounters() : redisCounters(redis));
 
+  /**
+   * Resolves the key as the ban command left it, without waiting for the read model: banned, or
+   * already banned by another process. Undefined when the key is unknown or the store failed.
+   */
   async function banKey(key: ApiKey, correlationId: string): Promise<ApiKey | undefined> {
     try {
       const reason = `more than ${REJECTED_REQUESTS_BEFORE_BAN} requests past the limit in one window`;
@@ -53,14 +57,11 @@ export async function startAuth(options: AuthOptions): Promise<Auth> {
         { seconds: config.rateLimitBanSeconds, reason },
         { correlationId },
       );
-      if (change.position !== undefined) await keys.waitFor(change.position);
-      const banned = keys.get(key.keyId);
-      if (change.changed)
-        logger.warn(
-          { keyId: key.keyId, until: new Date(banned?.bannedUntilMs ?? 0).toISOString(), reason },
-          'API key banned',
-        );
-      return banned;
+      if (change.changed && change.key !== undefined) {
+        const until = new Date(change.key.bannedUntilMs).toISOString();
+        logger.warn({ keyId: key.keyId, until, reason }, 'API key banned');
+      }
+      return change.key;
     } catch (error) {
       logger.error({ err: error, keyId: key.keyId }, 'could not ban an API key: it stays rate-limited');
       return undefined;

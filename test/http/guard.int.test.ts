@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { banApiKey } from '../../src/auth/key-commands.ts';
 import {
   controlledClock,
   type ControlledClock,
@@ -204,5 +206,31 @@ describe('bans', () => {
     });
     clock.advance(240_000);
     expect((await get('/v1/pets', secret)).statusCode).toBe(200);
+  });
+
+  it('bans without waiting for this process to see the ban (its key registry has stopped following)', async () => {
+    const { secret, keyId } = await service.issueKey({ plan: 'free' });
+    await service.auth.keys.stop();
+    for (let i = 0; i < 70; i++) await get('/v1/pets', secret);
+    const response = await get('/v1/pets', secret);
+    expect(response.json().code).toBe('banned');
+    expect(response.headers['retry-after']).toBe('300');
+    expect((await service.store.readStream(`apikey-${keyId}`)).map((event) => event.type)).toEqual([
+      'ApiKeyIssued',
+      'ApiKeyBanned',
+    ]);
+  });
+
+  it('answers banned, not rate_limited, when another process banned the key before this one saw it', async () => {
+    const { secret, keyId } = await service.issueKey({ plan: 'free' });
+    await service.auth.keys.stop();
+    clock.advance(10_000);
+    const ban = { seconds: 120, reason: 'another process' };
+    await banApiKey({ store: service.store, clock }, keyId, ban, { correlationId: randomUUID() });
+    for (let i = 0; i < 70; i++) await get('/v1/pets', secret);
+    const response = await get('/v1/pets', secret);
+    expect(response.json().code).toBe('banned');
+    expect(response.headers['retry-after']).toBe('120');
+    expect(rateHeaders(response).reset).toBe(String((START + 130_000) / 1000));
   });
 });
