@@ -5,7 +5,6 @@ import { type ApiKey, isBanned } from '../auth/api-keys.ts';
 import { BannedError, InvalidApiKeyError, MissingApiKeyError, RateLimitedError } from '../auth/errors.ts';
 import { crossesBanThreshold, type RateStatus, secondsUntil } from '../auth/rate-decision.ts';
 import type { RateLimiter } from '../auth/rate-limiter.ts';
-import { RefusedAddresses } from '../auth/refused-addresses.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -56,10 +55,13 @@ export type ApiKeyGuardDependencies = {
   readonly banKey: (key: ApiKey, correlationId: string) => Promise<ApiKey | undefined>;
 };
 
-/** Bearer API keys, per-plan limits per key, stricter limits per address for everything else. */
+/**
+ * Bearer API keys, per-plan limits per key, stricter limits per address for requests without a
+ * valid key. A valid key is served whatever its address has sent without one: behind NAT or a
+ * proxy, one client's stale key must not shut out the others (and 256-bit keys cannot be guessed).
+ */
 export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   const { keys, limiter, clock } = deps;
-  const refused = new RefusedAddresses();
 
   async function limitKey(
     request: FastifyRequest,
@@ -83,7 +85,6 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     const status = await limiter.limitAnonymous(request.ip, nowMs);
     setRateHeaders(reply, status);
     if (status.allowed) throw error;
-    refused.add(request.ip, status.reset * 1000, nowMs);
     throw new RateLimitedError(status.retryAfter);
   }
 
@@ -104,9 +105,6 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
         }
         const secret = bearerToken(request.headers.authorization);
         if (secret === undefined) return refuseAnonymous(request, reply, nowMs, new MissingApiKeyError());
-        // An address refused for bad keys tries no more keys until its window ends, right or wrong.
-        if (refused.active && refused.has(request.ip, nowMs))
-          return refuseAnonymous(request, reply, nowMs, new InvalidApiKeyError());
         const key = keys.authenticate(secret);
         if (key === undefined) return refuseAnonymous(request, reply, nowMs, new InvalidApiKeyError());
         request.apiKey = key;
