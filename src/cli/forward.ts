@@ -18,7 +18,7 @@ export async function run(args: string[]): Promise<void> {
   }
   const config = loadConfig(process.env);
   const log = pino({ level: config.logLevel, name: 'forwarder' });
-  const store = await openEventStore(config);
+  const store = await openEventStore(config, log.child({ component: 'eventstore' }));
   try {
     const forwarder = startConfiguredForwarder(config, store, log);
     const stop = (): void => void forwarder.stop();

@@ -1,12 +1,25 @@
 import path from 'node:path';
+import { pino } from 'pino';
 import type { Config } from '../config.ts';
+import type { KurrentDbLog } from './kurrentdb-mapping.ts';
 import type { EventStore } from './port.ts';
 import { openKurrentDbEventStore } from './kurrentdb.ts';
 import { openSqliteEventStore } from './sqlite.ts';
 
-/** Chooses the event store from configuration: KurrentDB when EVENT_STORE_URL is set, else embedded. */
-export async function openEventStore(config: Pick<Config, 'dataDir' | 'eventStoreUrl'>): Promise<EventStore> {
-  if (config.eventStoreUrl !== undefined)
-    return openKurrentDbEventStore({ connectionString: config.eventStoreUrl });
+/**
+ * Chooses the event store from configuration: KurrentDB when EVENT_STORE_URL is set, else embedded.
+ * KurrentDB reports subscription drops and skipped events to `log`; without one, to a logger of
+ * its own on stdout, so that they are never silent.
+ */
+export async function openEventStore(
+  config: Pick<Config, 'dataDir' | 'eventStoreUrl'> & Partial<Pick<Config, 'logLevel'>>,
+  log?: KurrentDbLog,
+): Promise<EventStore> {
+  if (config.eventStoreUrl !== undefined) {
+    return openKurrentDbEventStore({
+      connectionString: config.eventStoreUrl,
+      log: log ?? pino({ name: 'eventstore', level: config.logLevel ?? 'info' }),
+    });
+  }
   return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
 }

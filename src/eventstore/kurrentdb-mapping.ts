@@ -49,13 +49,30 @@ export function toEventData(event: NewEvent): EventData {
   });
 }
 
-/** `position` is required: the caller supplies it when the server did not (stream reads). */
+export type KurrentDbLog = {
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+};
+
+/**
+ * The port's event, or undefined (logged as an error) for an event this store cannot have
+ * written: not JSON, or JSON whose data or metadata is not an object (the client hands malformed
+ * JSON over as a string). Skipping it keeps reads and subscriptions going; throwing would turn a
+ * subscription into an endless resubscribe at that event.
+ */
 export function toRecordedEvent(
   event: KurrentRecordedEvent | AllStreamRecordedEvent,
   position: bigint,
-): RecordedEvent {
-  if (!event.isJson)
-    throw new Error(`Event ${event.id} in ${event.streamId} is not JSON; this store writes only JSON.`);
+  log: KurrentDbLog,
+): RecordedEvent | undefined {
+  const unreadable = whyUnreadable(event);
+  if (unreadable !== undefined) {
+    log.error(
+      { eventId: event.id, streamName: event.streamId, type: event.type, position: String(position) },
+      `skipping an event this store cannot read: ${unreadable}`,
+    );
+    return undefined;
+  }
   return {
     streamName: event.streamId,
     revision: event.revision,
@@ -64,6 +81,17 @@ export function toRecordedEvent(
     data: event.data as Record<string, unknown>,
     metadata: event.metadata as EventMetadata,
   };
+}
+
+export function whyUnreadable(event: KurrentRecordedEvent | AllStreamRecordedEvent): string | undefined {
+  if (!event.isJson) return 'its content type is not application/json';
+  if (!isObject(event.data)) return 'its data is not a JSON object';
+  if (!isObject(event.metadata)) return 'its metadata is not a JSON object';
+  return undefined;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
 
 /** The packed log position, or `fallback` when the server did not send one (stream reads). */

@@ -1,15 +1,13 @@
 import type { AllStreamSubscription } from '@kurrent/kurrentdb-client';
 import type { RecordedEvent, Subscription } from './port.ts';
 import { packPosition } from './kurrentdb-position.ts';
-import { toRecordedEvent } from './kurrentdb-mapping.ts';
-
-export type SubscriptionLog = { warn(details: object, message: string): void };
+import { type KurrentDbLog, toRecordedEvent } from './kurrentdb-mapping.ts';
 
 export type ResubscribingOptions = {
   readonly after: bigint | undefined;
   /** Opens a server subscription delivering events after the given packed position. */
   readonly open: (after: bigint | undefined) => AllStreamSubscription;
-  readonly log: SubscriptionLog;
+  readonly log: KurrentDbLog;
   readonly firstDelayMs: number;
   readonly onClose: () => void;
 };
@@ -38,7 +36,8 @@ export function resubscribingSubscription(options: ResubscribingOptions): Subscr
           if (!resolved.event) continue;
           const position = packPosition(resolved.event.position);
           if (checkpoint !== undefined && position <= checkpoint) continue;
-          yield toRecordedEvent(resolved.event, position);
+          const event = toRecordedEvent(resolved.event, position, options.log);
+          if (event !== undefined) yield event;
           checkpoint = position;
           delayMs = options.firstDelayMs;
         }

@@ -18,13 +18,14 @@ import type {
 } from './port.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
+  type KurrentDbLog,
   positionOf,
   toEventData,
   toRecordedEvent,
   toStreamState,
   toWrongExpectedRevision,
 } from './kurrentdb-mapping.ts';
-import { resubscribingSubscription, type SubscriptionLog } from './kurrentdb-subscription.ts';
+import { resubscribingSubscription } from './kurrentdb-subscription.ts';
 
 /**
  * The production event store: KurrentDB (formerly EventStoreDB), over gRPC with
@@ -42,26 +43,26 @@ import { resubscribingSubscription, type SubscriptionLog } from './kurrentdb-sub
 export type KurrentDbEventStoreOptions = {
   /** `kurrentdb://…` or `esdb://…` connection string. */
   readonly connectionString: string;
-  readonly log?: SubscriptionLog;
+  /** Subscription drops and resubscriptions (warn), events skipped as unreadable (error). */
+  readonly log: KurrentDbLog;
   /** First delay before resubscribing after a dropped subscription; doubles up to 5 s. */
   readonly resubscribeDelayMs?: number;
 };
 
 const UNKNOWN_POSITION = -1n;
-const silent: SubscriptionLog = { warn: () => {} };
 
 export function openKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
   const client = KurrentDBClient.connectionString(options.connectionString);
-  return new KurrentDbEventStore(client, options.log ?? silent, options.resubscribeDelayMs ?? 100);
+  return new KurrentDbEventStore(client, options.log, options.resubscribeDelayMs ?? 100);
 }
 
 class KurrentDbEventStore implements EventStore {
   readonly #client: KurrentDBClient;
-  readonly #log: SubscriptionLog;
+  readonly #log: KurrentDbLog;
   readonly #resubscribeDelayMs: number;
   readonly #subscriptions = new Set<Subscription>();
 
-  constructor(client: KurrentDBClient, log: SubscriptionLog, resubscribeDelayMs: number) {
+  constructor(client: KurrentDBClient, log: KurrentDbLog, resubscribeDelayMs: number) {
     this.#client = client;
     this.#log = log;
     this.#resubscribeDelayMs = resubscribeDelayMs;
@@ -96,8 +97,13 @@ class KurrentDbEventStore implements EventStore {
     const events: RecordedEvent[] = [];
     try {
       for await (const resolved of read) {
-        if (resolved.event)
-          events.push(toRecordedEvent(resolved.event, positionOf(resolved.event, UNKNOWN_POSITION)));
+        if (!resolved.event) continue;
+        const event = toRecordedEvent(
+          resolved.event,
+          positionOf(resolved.event, UNKNOWN_POSITION),
+          this.#log,
+        );
+        if (event !== undefined) events.push(event);
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
@@ -119,7 +125,9 @@ class KurrentDbEventStore implements EventStore {
       const position = packPosition(resolved.event.position);
       // A read from a position includes the event at that position; the port excludes it.
       if (after !== undefined && position <= after) continue;
-      yield toRecordedEvent(resolved.event, position);
+      const event = toRecordedEvent(resolved.event, position, this.#log);
+      if (event === undefined) continue;
+      yield event;
       remaining -= 1;
       if (remaining <= 0) return;
     }

@@ -1,9 +1,11 @@
 import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
+import type { RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-client';
 import {
   toEventData,
   toStreamState,
   toWrongExpectedRevision,
+  whyUnreadable,
 } from '../../src/eventstore/kurrentdb-mapping.ts';
 import { WrongExpectedRevisionError } from '../../src/eventstore/port.ts';
 
@@ -58,4 +60,32 @@ describe('KurrentDB mapping', () => {
     );
     expect(error).toMatchObject({ expected: 'no_stream', actual: 5n });
   });
+
+  it.each([
+    [{ isJson: false, data: new Uint8Array([1]) }, 'its content type is not application/json'],
+    [{ isJson: true, data: '{"id": 1' }, 'its data is not a JSON object'],
+    [{ isJson: true, data: [1, 2] }, 'its data is not a JSON object'],
+    [{ isJson: true, data: {}, metadata: new Uint8Array([1]) }, 'its metadata is not a JSON object'],
+    [{ isJson: true, data: {}, metadata: undefined }, 'its metadata is not a JSON object'],
+  ])('names why an event cannot be read: %o', (fields, reason) => {
+    expect(whyUnreadable(recorded(fields))).toBe(reason);
+  });
+
+  it('reads a JSON event with object data and metadata', () => {
+    expect(whyUnreadable(recorded({}))).toBeUndefined();
+  });
 });
+
+function recorded(fields: Record<string, unknown>): KurrentRecordedEvent {
+  return {
+    streamId: 'pet-1',
+    id: metadata.eventId,
+    isJson: true,
+    revision: 0n,
+    type: 'PetCreated',
+    created: new Date(0),
+    data: { id: 1 },
+    metadata,
+    ...fields,
+  } as KurrentRecordedEvent;
+}

@@ -47,7 +47,7 @@ async function take(subscription: AsyncIterable<RecordedEvent>, count: number): 
   return types;
 }
 
-const quietLog = { warn: () => {} };
+const quietLog = { warn: () => {}, error: () => {} };
 
 describe('resubscribing KurrentDB subscription', () => {
   it('reopens a dropped subscription from the position of the last event it delivered', async () => {
@@ -94,7 +94,7 @@ describe('resubscribing KurrentDB subscription', () => {
     const subscription = resubscribingSubscription({
       after: undefined,
       open: () => scripts.shift()!,
-      log: { warn: (details, message) => warnings.push([details, message]) },
+      log: { warn: (details, message) => warnings.push([details, message]), error: () => {} },
       firstDelayMs: 1,
       onClose: () => {},
     });
@@ -118,5 +118,35 @@ describe('resubscribing KurrentDB subscription', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     await subscription.close();
     expect(await iteration).toEqual([]);
+  });
+
+  it('skips an event that is not JSON with an error log, and goes on without resubscribing', async () => {
+    const errors: Array<[object, string]> = [];
+    const binary = resolved(20n, 'Legacy');
+    Object.assign(binary.event!, { isJson: false, data: new Uint8Array([0xca, 0xfe]) });
+    let opened = 0;
+    const subscription = resubscribingSubscription({
+      after: undefined,
+      open: () => {
+        opened += 1;
+        return serverSubscription([resolved(10n, 'A'), binary, resolved(30n, 'B')], 'hang');
+      },
+      log: { warn: () => {}, error: (details, message) => errors.push([details, message]) },
+      firstDelayMs: 1,
+      onClose: () => {},
+    });
+    expect(await take(subscription, 2)).toEqual(['A', 'B']);
+    expect(opened).toBe(1);
+    expect(errors).toEqual([
+      [
+        {
+          eventId: binary.event!.id,
+          streamName: 'pet-1',
+          type: 'Legacy',
+          position: packPosition({ commit: 20n, prepare: 20n }).toString(),
+        },
+        'skipping an event this store cannot read: its content type is not application/json',
+      ],
+    ]);
   });
 });

@@ -18,6 +18,6 @@ if (server.kind === 'unavailable') {
 } else {
   afterAll(() => server.stop());
   describeEventStoreConformance(`KurrentDB (${server.kind})`, async () =>
-    openKurrentDbEventStore({ connectionString: server.connectionString }),
+    openKurrentDbEventStore({ connectionString: server.connectionString, log: console }),
   );
 }
