@@ -4,13 +4,11 @@ import { DAY_MS, decideRate, MINUTE_MS, type RateStatus } from './rate-decision.
 import type { CounterStore, WindowCounter } from './window-counter.ts';
 
 /**
- * Requests without a valid key, per client address: stricter than any plan, so that keys cannot
- * be guessed at speed and bad traffic costs little.
+ * Per client address, for requests without a valid key and, in a budget of their own, for the
+ * public routes: stricter than any plan, as the interface asks of unauthenticated traffic. Separate
+ * budgets keep a client's stale key from using up its health checks, and the reverse.
  */
 export const ANONYMOUS_LIMITS: Limits = Object.freeze({ perMinute: 20, perDay: 200 });
-
-/** Public routes (health, the OpenAPI document), per client address: enough for probes and tools. */
-export const PUBLIC_LIMITS: Limits = Object.freeze({ perMinute: 600, perDay: 100_000 });
 
 type Windows = { readonly minute: WindowCounter; readonly day: WindowCounter };
 
@@ -36,7 +34,7 @@ export class RateLimiter {
   }
 
   limitPublic(address: string, nowMs: number): Promise<RateStatus> {
-    return count(this.#public, address, PUBLIC_LIMITS, nowMs, 1);
+    return count(this.#public, address, ANONYMOUS_LIMITS, nowMs, 1);
   }
 }
 

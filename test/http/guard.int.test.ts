@@ -115,7 +115,7 @@ describe('rate-limit headers', () => {
   it('carries them on public routes, counted per address', async () => {
     const response = await get('/health');
     expect(response.statusCode).toBe(200);
-    expect(rateHeaders(response)).toEqual({ limit: '600', remaining: '599', reset: String(MINUTE_END) });
+    expect(rateHeaders(response)).toEqual({ limit: '20', remaining: '19', reset: String(MINUTE_END) });
   });
 
   it('names the day window once fewer requests are left in the day than in the minute', async () => {
@@ -167,6 +167,16 @@ describe('limits', () => {
     expect(response.statusCode).toBe(429);
     expect(response.json().code).toBe('rate_limited');
     expect((await get('/v1/pets', undefined, '10.0.0.10')).statusCode).toBe(401);
+  });
+
+  it('limits the public routes per address as strictly as requests without a key, in a budget of their own', async () => {
+    for (let i = 0; i < 10; i++) expect((await get('/health', undefined, '10.0.0.11')).statusCode).toBe(200);
+    for (let i = 0; i < 10; i++)
+      expect((await get('/v1/openapi.json', undefined, '10.0.0.11')).statusCode).toBe(200);
+    const refused = await get('/health', undefined, '10.0.0.11');
+    expect(refused.statusCode).toBe(429);
+    expect(refused.json()).toMatchObject({ code: 'rate_limited', status: 429 });
+    expect((await get('/v1/pets', undefined, '10.0.0.11')).statusCode).toBe(401);
   });
 
   it('serves a valid key from an address that is over the limit for requests without one', async () => {
