@@ -94,9 +94,15 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !ArrayBuffer.isView(value);
 }
 
-/** The packed log position, or `fallback` when the server did not send one (stream reads). */
-export function positionOf(event: KurrentRecordedEvent, fallback: bigint): bigint {
-  return isKnownPosition(event.position) ? packPosition(event.position) : fallback;
+/**
+ * The position of an event read from a stream. Exact when the server sends the event's log
+ * position (KurrentDB 22.6 and later, for every event not written in an explicit transaction,
+ * so for every event this store writes). Otherwise a lower bound, never above the exact one: the
+ * commit position with prepare 0 when the server sent the commit position, else 0n.
+ */
+export function positionOf(event: KurrentRecordedEvent, commitPosition: bigint | undefined): bigint {
+  if (isKnownPosition(event.position)) return packPosition(event.position);
+  return commitPosition === undefined ? 0n : packPosition({ commit: commitPosition, prepare: 0n });
 }
 
 export function toWrongExpectedRevision(

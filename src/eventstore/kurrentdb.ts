@@ -35,9 +35,10 @@ import { resubscribingSubscription } from './kurrentdb-subscription.ts';
  * Reads that serve read-your-writes go to the leader (`requiresLeader`): a follower may not have
  * the write yet. `readAll`, used for audits and rebuilds, may be served by any node.
  *
- * Events read with `readStream` carry position -1n when the server does not report a log
- * position for stream reads (it reads them from its index); `readAll` and subscriptions always
- * carry the exact position.
+ * `readAll`, subscriptions, appends and the head carry exact positions. `readStream` does too on
+ * KurrentDB 22.6 and later; on older servers, which send no log position for stream reads, it
+ * carries a lower bound (see `positionOf`): wait for read-your-writes on an append's position or
+ * on `headPosition()`, never on a position from `readStream`.
  */
 
 export type KurrentDbEventStoreOptions = {
@@ -48,8 +49,6 @@ export type KurrentDbEventStoreOptions = {
   /** First delay before resubscribing after a dropped subscription; doubles up to 5 s. */
   readonly resubscribeDelayMs?: number;
 };
-
-const UNKNOWN_POSITION = -1n;
 
 export function openKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
   const client = KurrentDBClient.connectionString(options.connectionString);
@@ -100,7 +99,7 @@ class KurrentDbEventStore implements EventStore {
         if (!resolved.event) continue;
         const event = toRecordedEvent(
           resolved.event,
-          positionOf(resolved.event, UNKNOWN_POSITION),
+          positionOf(resolved.event, resolved.commitPosition),
           this.#log,
         );
         if (event !== undefined) events.push(event);

@@ -147,6 +147,18 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       expect(isIncreasing(read.map((e) => e.position))).toBe(true);
     });
 
+    it('returns from an append of several events the position of the last one, as readAll reports it', async () => {
+      const name = stream();
+      const head = await store.headPosition();
+      const result = await store.appendToStream(name, [event('A'), event('B'), event('C')]);
+      const read = await collect(
+        store.readAll(head === undefined ? {} : { after: head }),
+        (e) => e.streamName === name,
+      );
+      expect(read.map((e) => e.type)).toEqual(['A', 'B', 'C']);
+      expect(read.at(-1)!.position).toBe(result.position);
+    });
+
     it('subscribes: catches up on past events, then delivers new ones live, in order', async () => {
       const name = stream();
       const head = await store.headPosition();

@@ -1,7 +1,9 @@
 import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-client';
+import { packPosition } from '../../src/eventstore/kurrentdb-position.ts';
 import {
+  positionOf,
   toEventData,
   toStreamState,
   toWrongExpectedRevision,
@@ -73,6 +75,19 @@ describe('KurrentDB mapping', () => {
 
   it('reads a JSON event with object data and metadata', () => {
     expect(whyUnreadable(recorded({}))).toBeUndefined();
+  });
+
+  it('takes a stream-read event’s position exactly when the server sends it', () => {
+    const position = { commit: 4_096n, prepare: 4_200n };
+    expect(positionOf(recorded({ position }), 4_096n)).toBe(packPosition(position));
+  });
+
+  it('falls back to a lower bound when the server sends no log position for a stream read', () => {
+    const unknown = { commit: 2n ** 64n - 1n, prepare: 2n ** 64n - 1n };
+    expect(positionOf(recorded({ position: unknown }), 4_096n)).toBe(
+      packPosition({ commit: 4_096n, prepare: 0n }),
+    );
+    expect(positionOf(recorded({ position: undefined }), undefined)).toBe(0n);
   });
 });
 
