@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -13,6 +14,31 @@ const booleanFlag = z
 
 const port = z.coerce.number().int().min(0).max(65535);
 const positiveInt = z.coerce.number().int().positive();
+
+/** An IPv4 or IPv6 address, or a CIDR range of either. */
+function isAddressOrRange(entry: string): boolean {
+  const [address = '', prefix, extra] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
+/**
+ * `false`, or the proxies' addresses and CIDR ranges. Not `true` (trust any sender) and not a hop
+ * count: either lets a client that reaches the server directly forge X-Forwarded-For, and so its
+ * per-address limit (Fastify disables hop counts for that reason).
+ */
+const trustedProxies = z.string().transform((value, context): false | readonly string[] => {
+  if (value === 'false' || value === '0') return false;
+  const entries = value.split(',').map((entry) => entry.trim());
+  const bad = entries.filter((entry) => !isAddressOrRange(entry));
+  if (bad.length === 0) return Object.freeze(entries);
+  context.addIssue({
+    code: 'custom',
+    message: `must be false or the proxies' addresses or CIDR ranges, comma-separated (not ${bad.map((entry) => JSON.stringify(entry)).join(', ')})`,
+  });
+  return z.NEVER;
+});
 
 const schema = z
   .object({
@@ -42,8 +68,8 @@ const schema = z
       .optional(),
     /** Seconds a key stays banned after it keeps sending past its limit. */
     RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
-    /** Trust X-Forwarded-For from a proxy in front (for per-address limits). */
-    TRUST_PROXY: booleanFlag.default(false),
+    /** The proxies in front, whose X-Forwarded-For is trusted (for per-address limits). */
+    TRUST_PROXY: trustedProxies.default(false),
     KAFKA_BROKERS: z.string().min(1).optional(),
     KAFKA_TOPIC: z
       .string()
@@ -79,7 +105,8 @@ export type Config = Readonly<{
   snapshotEveryEvents: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
-  trustProxy: boolean;
+  /** Addresses and CIDR ranges of trusted proxies; false: none. */
+  trustProxy: false | readonly string[];
   kafka: Readonly<{
     brokers: readonly string[];
     topic: string;

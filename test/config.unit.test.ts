@@ -52,6 +52,24 @@ describe('loadConfig', () => {
     expect(loadConfig({}).graphql).toEqual({ introspection: true, graphiql: true });
   });
 
+  it('reads TRUST_PROXY as the proxies’ addresses and CIDR ranges, and false by default', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.1, 192.168.0.0/16,fd00::/8' }).trustProxy).toEqual([
+      '10.0.0.1',
+      '192.168.0.0/16',
+      'fd00::/8',
+    ]);
+  });
+
+  it.each(['true', '1', '2', '10.0.0.0/33', 'proxy.internal'])(
+    'refuses TRUST_PROXY=%s: X-Forwarded-For would be forgeable or the entry is not an address',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        `TRUST_PROXY=${JSON.stringify(value)}: must be false or the proxies' addresses or CIDR ranges, comma-separated (not ${JSON.stringify(value)})`,
+      );
+    },
+  );
+
   it('freezes the result', () => {
     expect(Object.isFrozen(loadConfig({}))).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { addressGroup } from './address-group.ts';
 import type { ApiKey } from './api-keys.ts';
 import type { Limits } from './plans.ts';
 import { DAY_MS, decideRate, MINUTE_MS, type RateStatus } from './rate-decision.ts';
@@ -30,11 +31,11 @@ export class RateLimiter {
   }
 
   limitAnonymous(address: string, nowMs: number): Promise<RateStatus> {
-    return count(this.#anonymous, address, ANONYMOUS_LIMITS, nowMs, 1);
+    return count(this.#anonymous, addressGroup(address), ANONYMOUS_LIMITS, nowMs, 1);
   }
 
   limitPublic(address: string, nowMs: number): Promise<RateStatus> {
-    return count(this.#public, address, ANONYMOUS_LIMITS, nowMs, 1);
+    return count(this.#public, addressGroup(address), ANONYMOUS_LIMITS, nowMs, 1);
   }
 }
 

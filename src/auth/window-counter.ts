@@ -1,6 +1,6 @@
 import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
-import { windowIndex } from './rate-decision.ts';
+import { secondsUntil, windowEnd, windowIndex } from './rate-decision.ts';
 
 /**
  * Counts requests per subject in fixed, clock-aligned windows, with rate-limiter-flexible as the
@@ -19,9 +19,15 @@ export class WindowCounter {
     this.#windowMs = windowMs;
   }
 
-  /** Adds `points` to the subject's counter for the window holding `nowMs`; resolves the new count. */
+  /**
+   * Adds `points` to the subject's counter for the window holding `nowMs`; resolves the new count.
+   * The counter expires when its window ends (in memory and in Redis alike), so counters of
+   * finished windows take no room: memory holds one entry per subject seen in a live window.
+   */
   async consume(subject: string, nowMs: number, points = 1): Promise<number> {
-    const result = await this.#limiter.consume(`${subject}:${windowIndex(nowMs, this.#windowMs)}`, points);
+    const key = `${subject}:${windowIndex(nowMs, this.#windowMs)}`;
+    const customDuration = secondsUntil(nowMs, windowEnd(nowMs, this.#windowMs) * 1000);
+    const result = await this.#limiter.consume(key, points, { customDuration });
     return result.consumedPoints;
   }
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
+import { proxyTrust } from './client-address.ts';
 import { errorHandler } from './error-handler.ts';
 import { notFoundHandler } from './four-oh-four.ts';
 import { graphqlRoutes } from './graphql/plugin.ts';
@@ -25,7 +26,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Per-request log lines cost more than the request itself; errors and bans are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
-    trustProxy: deps.config.trustProxy,
+    trustProxy: proxyTrust(deps.config.trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: (request) => {
