@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiKey } from './api-key.ts';
 import type { BaselineBodies } from './baseline-server.ts';
+import { type LagFigures, measureCrossProcessLag } from './lag.ts';
 import { combineRuns, type LoadResult, runLoad } from './load.ts';
 import type { Machine } from './machine.ts';
 import { httpScenarios, NEW_PET_BODY, type HttpScenario } from './scenarios/http.ts';
@@ -18,6 +19,8 @@ export type HttpFigure = {
 export type HttpRun = {
   readonly figures: HttpFigure[];
   readonly authenticated: boolean;
+  /** Read lag between two API processes on one store. */
+  readonly lag: LagFigures;
   /** Why the GraphQL scenario is missing, when it is. */
   readonly graphqlMissing: string | undefined;
 };
@@ -28,6 +31,7 @@ export type HttpOptions = {
   readonly warmupSeconds: number;
   /** The measured time is split into this many rounds, alternating baseline and pet store. */
   readonly rounds: number;
+  readonly lagSamples: number;
   readonly log: (line: string) => void;
 };
 
@@ -74,7 +78,14 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
             baseline: combineRuns(baselineRuns),
           });
         }
-        return { figures, authenticated: key.authenticated, graphqlMissing: graphql.missing };
+        options.log('http: projection lag between two API processes');
+        const reader = await startPetstore(machine, dataDir);
+        try {
+          const lag = await measureCrossProcessLag(petstore.url, reader.url, key.header, options.lagSamples);
+          return { figures, lag, authenticated: key.authenticated, graphqlMissing: graphql.missing };
+        } finally {
+          await reader.process.stop();
+        }
       } finally {
         await baseline.process.stop();
       }

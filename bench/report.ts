@@ -79,6 +79,21 @@ export function httpTable(run: HttpRun): string {
   return table(header, rows);
 }
 
+export function lagTable(run: HttpRun): string {
+  const { samples, p50Ms, p99Ms, maxMs } = run.lag;
+  return table(
+    ['Figure', 'p50', 'p99', 'max'],
+    [
+      [
+        `Projection lag between two API processes on one store (${samples} pets)`,
+        `${ms(p50Ms)} ms`,
+        `${ms(p99Ms)} ms`,
+        `${ms(maxMs)} ms`,
+      ],
+    ],
+  );
+}
+
 export function storeTable(run: StoreRun): string {
   const { rebuild, startup, appends } = run;
   const rate = rebuild.events / (rebuild.ms / 1000);
@@ -145,7 +160,7 @@ export function report(
     if (http.graphqlMissing !== undefined) notes.push(`- GraphQL scenario not run: ${http.graphqlMissing}`);
   }
   const tables = [
-    ...(http === undefined ? [] : [httpTable(http), '']),
+    ...(http === undefined ? [] : [httpTable(http), '', lagTable(http), '']),
     ...(store === undefined ? [] : [storeTable(store), '']),
   ];
   return [`## ${info.date} · ${info.commit} · ${info.mode}`, '', ...notes, '', ...tables].join('\n');

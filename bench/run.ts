@@ -27,8 +27,24 @@ const { values } = parseArgs({
 
 const quick = values.quick;
 const settings = quick
-  ? { petCount: 1_000, seconds: 1.5, warmupSeconds: 0.5, rounds: 1, events: 10_000, appendSeconds: 1 }
-  : { petCount: 100_000, seconds: 12, warmupSeconds: 2, rounds: 4, events: 1_000_000, appendSeconds: 5 };
+  ? {
+      petCount: 1_000,
+      seconds: 1.5,
+      warmupSeconds: 0.5,
+      rounds: 1,
+      lagSamples: 20,
+      events: 10_000,
+      appendSeconds: 1,
+    }
+  : {
+      petCount: 100_000,
+      seconds: 12,
+      warmupSeconds: 2,
+      rounds: 4,
+      lagSamples: 200,
+      events: 1_000_000,
+      appendSeconds: 5,
+    };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 const started = performance.now();

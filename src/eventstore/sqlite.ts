@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { type FSWatcher, mkdirSync, watch } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
@@ -21,8 +21,9 @@ import { liveSubscription } from './live-subscription.ts';
  * grouped into one transaction (group commit): one fsync acknowledges all of them, which is what
  * makes durable writes fast. A failing expected-revision check rejects only its own append.
  *
- * Several processes may share the file: SQLite serialises their transactions, and subscribers
- * poll for events written by other processes (in-process appends wake them at once).
+ * Several processes may share the file: SQLite serialises their transactions. In-process appends
+ * wake subscribers at once; another process's commit wakes them through a watch on the WAL file,
+ * with a poll as the fallback where the file system cannot be watched.
  */
 
 export type SqliteEventStoreOptions = {
@@ -62,7 +63,12 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
   db.exec('PRAGMA synchronous = FULL');
   db.exec('PRAGMA busy_timeout = 10000');
   db.exec(SCHEMA);
-  return new SqliteEventStore(db, options.pollIntervalMs ?? 100, options.readBatchSize ?? 10_000);
+  return new SqliteEventStore(
+    db,
+    options.file,
+    options.pollIntervalMs ?? 100,
+    options.readBatchSize ?? 10_000,
+  );
 }
 
 class SqliteEventStore implements EventStore {
@@ -77,10 +83,18 @@ class SqliteEventStore implements EventStore {
   readonly #listeners = new Set<() => void>();
   #queue: PendingAppend[] = [];
   #flushScheduled = false;
+  #checkingForOthers = false;
+  #lastDataVersion: number;
+  readonly #dataVersion: StatementSync;
   #closed = false;
+  readonly #walWatcher: FSWatcher | undefined;
 
-  constructor(db: DatabaseSync, pollIntervalMs: number, batchSize: number) {
+  constructor(db: DatabaseSync, file: string, pollIntervalMs: number, batchSize: number) {
     this.#db = db;
+    this.#dataVersion = db.prepare('PRAGMA data_version');
+    this.#dataVersion.setReturnArrays(true);
+    this.#lastDataVersion = (this.#dataVersion.get() as unknown as [number])[0];
+    this.#walWatcher = watchWal(file, () => this.#onWalChange());
     this.#pollIntervalMs = pollIntervalMs;
     this.#batchSize = batchSize;
     this.#streamHead = db.prepare('SELECT MAX(revision) FROM events WHERE stream = ?');
@@ -213,13 +227,55 @@ class SqliteEventStore implements EventStore {
     return max === null ? undefined : BigInt(max);
   }
 
+  /**
+   * The WAL file changed: this process's commit, or another's. `PRAGMA data_version` changes only
+   * when another connection committed, but the file event comes before that commit is visible, so
+   * look a few times over the next ~60 ms; past that, the poll interval takes over.
+   */
+  #onWalChange(): void {
+    if (this.#checkingForOthers || this.#closed) return;
+    this.#checkingForOthers = true;
+    setImmediate(() => this.#checkForOthersCommit(0));
+  }
+
+  #checkForOthersCommit(attempt: number): void {
+    if (this.#closed) return;
+    const [version] = this.#dataVersion.get() as unknown as [number];
+    if (version !== this.#lastDataVersion) {
+      this.#lastDataVersion = version;
+      this.#checkingForOthers = false;
+      for (const notify of this.#listeners) notify();
+      return;
+    }
+    if (attempt === 6) {
+      this.#checkingForOthers = false;
+      return;
+    }
+    setTimeout(() => this.#checkForOthersCommit(attempt + 1), 2 ** attempt).unref();
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
+    this.#walWatcher?.close();
     // Let appends already queued commit before the file closes.
     if (this.#queue.length > 0) this.#flush();
     this.#closed = true;
     for (const notify of this.#listeners) notify();
     this.#db.close();
+  }
+}
+
+/** Calls `onChange` when the WAL file changes: every commit, this process's or another's, writes it. */
+function watchWal(file: string, onChange: () => void): FSWatcher | undefined {
+  const wal = `${path.basename(file)}-wal`;
+  try {
+    const watcher = watch(path.dirname(file), { persistent: false }, (_event, name) => {
+      if (name === wal) onChange();
+    });
+    watcher.on('error', () => watcher.close()); // the poll still finds new events
+    return watcher;
+  } catch {
+    return undefined; // no watching on this file system: the poll finds new events
   }
 }
 
