@@ -43,7 +43,11 @@ function windows(store: CounterStore, name: string): Windows {
   return { minute: store.counter(`${name}:m`, MINUTE_MS), day: store.counter(`${name}:d`, DAY_MS) };
 }
 
-/** A request the minute window refuses is not counted against the day. */
+/**
+ * Counts in both windows at once (with Redis, the two calls overlap instead of following each
+ * other). A request the minute window refuses is then taken back from the day, so that it does not
+ * use up the day.
+ */
 async function count(
   windows: Windows,
   subject: string,
@@ -51,7 +55,11 @@ async function count(
   nowMs: number,
   points: number,
 ): Promise<RateStatus> {
-  const minute = await windows.minute.consume(subject, nowMs, points);
-  const day = minute > limits.perMinute ? undefined : await windows.day.consume(subject, nowMs, points);
-  return decideRate(nowMs, limits, minute, day);
+  const [minute, day] = await Promise.all([
+    windows.minute.consume(subject, nowMs, points),
+    windows.day.consume(subject, nowMs, points),
+  ]);
+  if (minute <= limits.perMinute) return decideRate(nowMs, limits, minute, day);
+  await windows.day.refund(subject, nowMs, points);
+  return decideRate(nowMs, limits, minute, undefined);
 }

@@ -25,10 +25,21 @@ export class WindowCounter {
    * finished windows take no room: memory holds one entry per subject seen in a live window.
    */
   async consume(subject: string, nowMs: number, points = 1): Promise<number> {
-    const key = `${subject}:${windowIndex(nowMs, this.#windowMs)}`;
-    const customDuration = secondsUntil(nowMs, windowEnd(nowMs, this.#windowMs) * 1000);
-    const result = await this.#limiter.consume(key, points, { customDuration });
+    const result = await this.#limiter.consume(this.#key(subject, nowMs), points, this.#expiry(nowMs));
     return result.consumedPoints;
+  }
+
+  /** Takes back `points` that `consume` added in the same window. */
+  async refund(subject: string, nowMs: number, points = 1): Promise<void> {
+    await this.#limiter.reward(this.#key(subject, nowMs), points, this.#expiry(nowMs));
+  }
+
+  #key(subject: string, nowMs: number): string {
+    return `${subject}:${windowIndex(nowMs, this.#windowMs)}`;
+  }
+
+  #expiry(nowMs: number): { customDuration: number } {
+    return { customDuration: secondsUntil(nowMs, windowEnd(nowMs, this.#windowMs) * 1000) };
   }
 }
 

@@ -81,11 +81,28 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     throw new RateLimitedError(status.retryAfter);
   }
 
-  async function refuseAnonymous(request: FastifyRequest, reply: FastifyReply, nowMs: number, error: Error) {
-    const status = await limiter.limitAnonymous(request.ip, nowMs);
+  async function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {
+    const status = await limiter.limitAnonymous(address, nowMs);
     setRateHeaders(reply, status);
     if (status.allowed) throw error;
     throw new RateLimitedError(status.retryAfter);
+  }
+
+  /** Routes that need a key, and the 404 handler (a request there counts like any other). */
+  async function guardKeyed(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const nowMs = clock.nowMs();
+    const secret = bearerToken(request.headers.authorization);
+    if (secret === undefined) return refuseAnonymous(reply, request.ip, nowMs, new MissingApiKeyError());
+    const key = keys.authenticate(secret);
+    if (key === undefined) return refuseAnonymous(reply, request.ip, nowMs, new InvalidApiKeyError());
+    request.apiKey = key;
+    return limitKey(request, reply, key, nowMs, 1);
+  }
+
+  async function guardPublic(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const status = await limiter.limitPublic(request.ip, clock.nowMs());
+    setRateHeaders(reply, status);
+    if (!status.allowed) throw new RateLimitedError(status.retryAfter);
   }
 
   return fp(
@@ -93,23 +110,17 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       app.decorateRequest('apiKey', null);
       app.decorate('consumeExtraOperations', async (request, reply, operations) => {
         if (request.apiKey === null || operations <= 0) return;
-        await limitKey(request, reply, request.apiKey, clock.now().getTime(), operations);
+        await limitKey(request, reply, request.apiKey, clock.nowMs(), operations);
       });
-      app.addHook('onRequest', async (request, reply) => {
-        const nowMs = clock.now().getTime();
-        if (request.routeOptions.config.public === true) {
-          const status = await limiter.limitPublic(request.ip, nowMs);
-          setRateHeaders(reply, status);
-          if (!status.allowed) throw new RateLimitedError(status.retryAfter);
-          return;
-        }
-        const secret = bearerToken(request.headers.authorization);
-        if (secret === undefined) return refuseAnonymous(request, reply, nowMs, new MissingApiKeyError());
-        const key = keys.authenticate(secret);
-        if (key === undefined) return refuseAnonymous(request, reply, nowMs, new InvalidApiKeyError());
-        request.apiKey = key;
-        request.apiKeyId = key.keyId;
-        await limitKey(request, reply, key, nowMs, 1);
+      // Public or not is decided once per route, here, rather than on every request.
+      app.addHook('onRoute', (route) => {
+        const hook = route.config?.public === true ? guardPublic : guardKeyed;
+        route.onRequest = route.onRequest === undefined ? [hook] : [hook, ...[route.onRequest].flat()];
+      });
+      // The 404 handler is no route, so it gets no route hook: guard it here.
+      app.addHook('onRequest', (request, reply, done) => {
+        if (!request.is404) return done();
+        guardKeyed(request, reply).then(() => done(), done);
       });
     },
     { name: 'guard' },

@@ -8,16 +8,18 @@ import { apiKeyGuard } from '../../src/http/guard.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /** A clock that stands still until a test moves it. */
-export type ControlledClock = Clock & { nowMs: number; advance(ms: number): void };
+export type ControlledClock = Clock & { set(ms: number): void; advance(ms: number): void };
 
 export function controlledClock(startMs: number): ControlledClock {
+  let currentMs = startMs;
   return {
-    nowMs: startMs,
-    now() {
-      return new Date(this.nowMs);
+    now: () => new Date(currentMs),
+    nowMs: () => currentMs,
+    set(ms) {
+      currentMs = ms;
     },
     advance(ms) {
-      this.nowMs += ms;
+      currentMs += ms;
     },
   };
 }

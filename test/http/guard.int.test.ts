@@ -86,6 +86,14 @@ describe('authentication', () => {
     expect(events[0]!.metadata.apiKeyId).toBe(keyId);
   });
 
+  it('guards the HEAD routes Fastify adds, and leaves them public where the GET is', async () => {
+    const pets = await service.app.inject({ method: 'HEAD', url: '/v1/pets', remoteAddress: '10.0.0.3' });
+    expect(pets.statusCode).toBe(401);
+    const health = await service.app.inject({ method: 'HEAD', url: '/health', remoteAddress: '10.0.0.3' });
+    expect(health.statusCode).toBe(200);
+    expect(rateHeaders(health)).toEqual({ limit: '20', remaining: '19', reset: String(MINUTE_END) });
+  });
+
   it('accepts the scheme name in any case', async () => {
     const { secret } = await service.issueKey({ plan: 'free' });
     const response = await service.app.inject({
@@ -155,9 +163,9 @@ describe('limits', () => {
     }
     const refused = await get('/v1/pets', secret);
     expect(refused.statusCode).toBe(429);
-    expect(refused.headers['retry-after']).toBe(String(DAY_END - clock.nowMs / 1000));
+    expect(refused.headers['retry-after']).toBe(String(DAY_END - clock.nowMs() / 1000));
     expect(rateHeaders(refused)).toEqual({ limit: '1000', remaining: '0', reset: String(DAY_END) });
-    clock.nowMs = DAY_END * 1000 + 1000;
+    clock.set(DAY_END * 1000 + 1000);
     expect((await get('/v1/pets', secret)).statusCode).toBe(200);
   });
 

@@ -1,0 +1,55 @@
+import { randomUUID } from 'node:crypto';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { expect, it } from 'vitest';
+import type { ApiKey } from '../../src/auth/api-keys.ts';
+import { RateLimiter } from '../../src/auth/rate-limiter.ts';
+import { memoryCounters, WindowCounter } from '../../src/auth/window-counter.ts';
+
+const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
+
+function enterpriseKey(perMinute: number, perDay: number): ApiKey {
+  return {
+    keyId: `key_${randomUUID().slice(0, 8)}`,
+    name: '',
+    plan: 'enterprise',
+    limits: { perMinute, perDay },
+    secretHash: '',
+    issuedAt: '',
+    revoked: false,
+    bannedUntilMs: 0,
+  };
+}
+
+it('does not use up the day with a request the minute window refused', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(2, 4);
+  const minuteOne = [];
+  for (let i = 0; i < 3; i++) minuteOne.push((await limiter.limitKey(key, NOW)).allowed);
+  expect(minuteOne).toEqual([true, true, false]);
+  const status = await limiter.limitKey(key, NOW + 60_000);
+  expect([status.allowed, status.limit, status.remaining]).toEqual([true, 4, 1]);
+});
+
+it('counts the minute and the day at the same time, not one after the other', async () => {
+  const started: string[] = [];
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  class GatedLimiter extends RateLimiterMemory {
+    override async consume(...args: Parameters<RateLimiterMemory['consume']>) {
+      started.push(args[0] as string);
+      await gate;
+      return super.consume(...args);
+    }
+  }
+  const gated = (windowMs: number) =>
+    new WindowCounter(
+      new GatedLimiter({ points: Number.MAX_SAFE_INTEGER, duration: windowMs / 1000 }),
+      windowMs,
+    );
+  const limiter = new RateLimiter({ counter: (_name, windowMs) => gated(windowMs) });
+  const counting = limiter.limitKey(enterpriseKey(10, 100), NOW);
+  await Promise.resolve();
+  expect(started).toHaveLength(2);
+  release();
+  expect((await counting).remaining).toBe(9);
+});

@@ -1,0 +1,17 @@
+import type { FastifyRequest } from 'fastify';
+import { expect, it } from 'vitest';
+import type { ApiKey } from '../../src/auth/api-keys.ts';
+import { requestContext } from '../../src/http/request-context.ts';
+
+const request = (apiKey: Partial<ApiKey> | null) => ({ id: 'req-1', apiKey }) as unknown as FastifyRequest;
+
+it('names the API key the guard authenticated', () => {
+  expect(requestContext(request({ keyId: 'key_0123456789abcdef' }))).toEqual({
+    correlationId: 'req-1',
+    apiKeyId: 'key_0123456789abcdef',
+  });
+});
+
+it('names no key on a public route', () => {
+  expect(requestContext(request(null))).toEqual({ correlationId: 'req-1' });
+});
