@@ -4,6 +4,7 @@ import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
 import { errorHandler } from './error-handler.ts';
+import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler } from './four-oh-four.ts';
 import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
@@ -21,12 +22,15 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds the HTTP server without listening, so tests can drive it with `inject()`. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
+  const trustProxy = proxyTrust(deps.config.trustProxy);
   const app = Fastify({
     loggerInstance: deps.logger,
     // Per-request log lines cost more than the request itself; errors and bans are still logged.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.config.bodyLimitBytes,
-    trustProxy: proxyTrust(deps.config.trustProxy),
+    trustProxy,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors: frameworkErrorHandler(trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
     genReqId: (request) => {

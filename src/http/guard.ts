@@ -12,6 +12,12 @@ declare module 'fastify' {
     apiKey: ApiKey | null;
   }
   interface FastifyInstance {
+    /**
+     * The guard, for a request Fastify's router refused before any hook ran (see
+     * src/http/framework-errors.ts): authenticates it, counts it (against its key, or against
+     * `address`) and sets the rate-limit headers; rejects with the guard's 401 or 429.
+     */
+    guardUnrouted(request: FastifyRequest, reply: FastifyReply, address: string): Promise<void>;
     /** See `consumeExtra`. */
     consumeExtraOperations(request: FastifyRequest, reply: FastifyReply, operations: number): Promise<void>;
   }
@@ -28,6 +34,7 @@ export type Guard = FastifyPluginAsync;
 export const openGuard: Guard = fp(
   async (app) => {
     app.decorateRequest('apiKey', null);
+    app.decorate('guardUnrouted', async () => {});
     app.decorate('consumeExtraOperations', async () => {});
   },
   { name: 'guard' },
@@ -88,16 +95,22 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     throw new RateLimitedError(status.retryAfter);
   }
 
-  /** Routes that need a key, and the 404 handler (a request there counts like any other). */
-  async function guardKeyed(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  /**
+   * Every request but the public routes'. `address` is the client's, when `request.ip` cannot tell
+   * it (a request refused before routing).
+   */
+  async function guardKeyed(request: FastifyRequest, reply: FastifyReply, address?: string): Promise<void> {
     const nowMs = clock.nowMs();
     const secret = bearerToken(request.headers.authorization);
-    if (secret === undefined) return refuseAnonymous(reply, request.ip, nowMs, new MissingApiKeyError());
+    if (secret === undefined)
+      return refuseAnonymous(reply, address ?? request.ip, nowMs, new MissingApiKeyError());
     const key = keys.authenticate(secret);
-    if (key === undefined) return refuseAnonymous(reply, request.ip, nowMs, new InvalidApiKeyError());
+    if (key === undefined)
+      return refuseAnonymous(reply, address ?? request.ip, nowMs, new InvalidApiKeyError());
     request.apiKey = key;
     return limitKey(request, reply, key, nowMs, 1);
   }
+  const keyedHook = (request: FastifyRequest, reply: FastifyReply) => guardKeyed(request, reply);
 
   async function guardPublic(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const status = await limiter.limitPublic(request.ip, clock.nowMs());
@@ -108,19 +121,20 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   return fp(
     async (app) => {
       app.decorateRequest('apiKey', null);
+      app.decorate('guardUnrouted', guardKeyed);
       app.decorate('consumeExtraOperations', async (request, reply, operations) => {
         if (request.apiKey === null || operations <= 0) return;
         await limitKey(request, reply, request.apiKey, clock.nowMs(), operations);
       });
       // Public or not is decided once per route, here, rather than on every request.
       app.addHook('onRoute', (route) => {
-        const hook = route.config?.public === true ? guardPublic : guardKeyed;
+        const hook = route.config?.public === true ? guardPublic : keyedHook;
         route.onRequest = route.onRequest === undefined ? [hook] : [hook, ...[route.onRequest].flat()];
       });
       // The 404 handler is no route, so it gets no route hook: guard it here.
       app.addHook('onRequest', (request, reply, done) => {
         if (!request.is404) return done();
-        guardKeyed(request, reply).then(() => done(), done);
+        keyedHook(request, reply).then(() => done(), done);
       });
     },
     { name: 'guard' },

@@ -1,0 +1,35 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { BadRequestError, ValidationError } from '../errors.ts';
+import { clientAddress, type ProxyTrust } from './client-address.ts';
+import { errorHandler } from './error-handler.ts';
+
+/**
+ * The longest path parameter the router hands to a route: far above any id, so that a long id
+ * still gets its route's own 400 or 404. A longer one is refused here.
+ */
+export const MAX_PARAM_LENGTH = 1000;
+
+/**
+ * Fastify's `frameworkErrors`: the requests its router refuses before any hook runs (a malformed
+ * percent-encoding, an over-long path parameter). They go through the guard first, so that they
+ * are authenticated, counted and carry the rate-limit headers like every other response, then get
+ * the spec's Error body. Fastify builds a bare request object for them, whose `ip` ignores
+ * TRUST_PROXY: the client address is derived here instead.
+ */
+export function frameworkErrorHandler(trust: ProxyTrust | false) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply): void => {
+    reply.header('X-Request-Id', request.id);
+    request.server
+      .guardUnrouted(request, reply, clientAddress(request.raw, trust))
+      .then(() => Promise.reject(routerError(error)))
+      .catch((failure: FastifyError) => errorHandler(failure, request, reply));
+  };
+}
+
+function routerError(error: FastifyError): Error {
+  if (error.code === 'FST_ERR_BAD_URL')
+    return new BadRequestError('bad_request', 'The URL is not valid: it holds a malformed percent-encoding.');
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH')
+    return new ValidationError(`A path segment is longer than ${MAX_PARAM_LENGTH} characters.`);
+  return error;
+}
