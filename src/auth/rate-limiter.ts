@@ -25,7 +25,7 @@ export class RateLimiter {
     this.#public = windows(store, 'public');
   }
 
-  /** Counts `points` requests (a GraphQL batch counts one per operation) against the key's plan. */
+  /** Counts `points` requests against the key's plan (GraphQL batching is off: one request is one operation). */
   limitKey(key: ApiKey, nowMs: number, points = 1): Promise<RateStatus> {
     return count(this.#keys, key.keyId, key.limits, nowMs, points);
   }

@@ -18,8 +18,6 @@ declare module 'fastify' {
      * `address`) and sets the rate-limit headers; rejects with the guard's 401 or 429.
      */
     guardUnrouted(request: FastifyRequest, reply: FastifyReply, address: string): Promise<void>;
-    /** See `consumeExtra`. */
-    consumeExtraOperations(request: FastifyRequest, reply: FastifyReply, operations: number): Promise<void>;
   }
 }
 
@@ -35,24 +33,9 @@ export const openGuard: Guard = fp(
   async (app) => {
     app.decorateRequest('apiKey', null);
     app.decorate('guardUnrouted', async () => {});
-    app.decorate('consumeExtraOperations', async () => {});
   },
   { name: 'guard' },
 );
-
-/**
- * For adapters that carry several operations in one request (a GraphQL batch): counts
- * `operations` more requests against the caller's limits, on top of the one the guard counted.
- * Rejects with RateLimitedError or BannedError (429) when that goes over, having updated the
- * rate-limit headers on `reply`. Does nothing on public routes or behind `openGuard`.
- */
-export function consumeExtra(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  operations: number,
-): Promise<void> {
-  return request.server.consumeExtraOperations(request, reply, operations);
-}
 
 export type ApiKeyGuardDependencies = {
   readonly keys: { authenticate(secret: string): ApiKey | undefined };
@@ -70,18 +53,12 @@ export type ApiKeyGuardDependencies = {
 export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   const { keys, limiter, clock } = deps;
 
-  async function limitKey(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    key: ApiKey,
-    nowMs: number,
-    points: number,
-  ) {
+  async function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number) {
     if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
-    const status = await limiter.limitKey(key, nowMs, points);
+    const status = await limiter.limitKey(key, nowMs);
     setRateHeaders(reply, status);
     if (status.allowed) return;
-    if (crossesBanThreshold(status, points)) {
+    if (crossesBanThreshold(status)) {
       const bannedKey = await deps.banKey(key, request.id);
       if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) throw banned(reply, bannedKey, nowMs);
     }
@@ -108,7 +85,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     if (key === undefined)
       return refuseAnonymous(reply, address ?? request.ip, nowMs, new InvalidApiKeyError());
     request.apiKey = key;
-    return limitKey(request, reply, key, nowMs, 1);
+    return limitKey(request, reply, key, nowMs);
   }
   const keyedHook = (request: FastifyRequest, reply: FastifyReply) => guardKeyed(request, reply);
 
@@ -122,10 +99,6 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     async (app) => {
       app.decorateRequest('apiKey', null);
       app.decorate('guardUnrouted', guardKeyed);
-      app.decorate('consumeExtraOperations', async (request, reply, operations) => {
-        if (request.apiKey === null || operations <= 0) return;
-        await limitKey(request, reply, request.apiKey, clock.nowMs(), operations);
-      });
       // Public or not is decided once per route, here, rather than on every request.
       app.addHook('onRoute', (route) => {
         const hook = route.config?.public === true ? guardPublic : keyedHook;

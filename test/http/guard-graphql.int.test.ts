@@ -58,3 +58,18 @@ it('shares one key’s limit across REST and GraphQL: 30 of each pass, the 61st 
   expect(refused.json().code).toBe('rate_limited');
   expect(refused.headers['x-ratelimit-remaining']).toBe('0');
 });
+
+it('refuses a batch of operations with 400, counted as one request, so batching cannot stretch a limit', async () => {
+  const { secret } = await service.issueKey({ plan: 'free' });
+  const response = await service.app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${secret}` },
+    payload: JSON.stringify(Array.from({ length: 10 }, () => ({ query: '{ __typename }' }))),
+  });
+  expect(response.statusCode).toBe(400);
+  expect(response.json()).toEqual({
+    errors: [{ message: 'Batching is not supported.', extensions: { code: 'BAD_REQUEST' } }],
+  });
+  expect(response.headers['x-ratelimit-remaining']).toBe('59');
+});
