@@ -25,6 +25,13 @@ async function get(secret: string): Promise<Response> {
   return response;
 }
 
+/** The `code` of the server's Error body for a request with this key; undefined on a success. */
+async function errorCode(secret: string): Promise<string | undefined> {
+  const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } });
+  const body = (await response.json()) as { code?: string };
+  return response.ok ? undefined : body.code;
+}
+
 /** Polls until `check` holds, for at most `ms`; resolves whether it held. */
 async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
   const deadline = Date.now() + ms;
@@ -98,6 +105,11 @@ it('shows a ban in keys list, and lifts it with keys unban', async () => {
   await keys('unban', keyId);
   const after = (await keys('list')).stdout.split('\n').find((row) => row.includes(keyId))!;
   expect(after.endsWith('active')).toBe(true);
+  // The server lifts the ban within a second; the key is still past this minute's 60, so it is
+  // rate_limited, not banned, and a plan with room serves it at once.
+  expect(await within(1000, async () => (await errorCode(secret)) === 'rate_limited')).toBe(true);
+  await keys('plan', keyId, 'pro');
+  expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
 });
 
 it('refuses an unknown plan with exit code 2 and a message', async () => {
