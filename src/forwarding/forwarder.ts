@@ -11,7 +11,8 @@ import { type EventPublisher, PublisherFencedError } from './publisher.ts';
  * last position as the new checkpoint. Any failure (broker or store down, a crash mid-batch)
  * ends the session; the next one starts over from the checkpoint, so nothing is lost and an
  * event is published again only if its batch's commit was not acknowledged. Being fenced ends
- * the forwarder: another one has taken over.
+ * the forwarder: another one has taken over (a batch the broker only timed out is an ordinary
+ * failure, see `EventPublisher.connect`).
  */
 
 export type ForwarderLog = {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type Config, ConfigError } from '../config.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { type Forwarder, type ForwarderLog, startForwarder } from './forwarder.ts';
@@ -16,9 +17,12 @@ export function startConfiguredForwarder(
   const { brokers, clientId, topic } = config.kafka;
   if (brokers.length === 0)
     throw new ConfigError('KAFKA_BROKERS is required by the Kafka forwarder (host:port, comma-separated).');
+  // One owner id for all the sessions of this forwarder: how it recognises its own checkpoint.
+  const owner = randomUUID();
+  log.info({ owner, topic }, 'forwarder owner id for this run');
   return startForwarder({
     store,
     log,
-    createPublisher: () => createKafkaJsPublisher({ brokers, clientId, topic, log }),
+    createPublisher: () => createKafkaJsPublisher({ brokers, clientId, topic, log, owner }),
   });
 }

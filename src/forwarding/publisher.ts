@@ -13,7 +13,8 @@ export type OutgoingMessage = {
 export interface EventPublisher {
   /**
    * Claims the right to publish: from here on, any publisher that claimed it earlier fails with
-   * `PublisherFencedError`, and its unfinished batch is discarded, never delivered.
+   * `PublisherFencedError`, and its unfinished batch is discarded, never delivered. A publisher
+   * whose batch the broker merely timed out fails with an ordinary error instead, and may retry.
    */
   connect(): Promise<void>;
   /** Position of the last event whose batch the broker committed, or undefined before the first. */

@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore, NewEvent } from '../../src/eventstore/port.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { startConfiguredForwarder } from '../../src/forwarding/from-config.ts';
-import type { Forwarder } from '../../src/forwarding/forwarder.ts';
-import { createKafkaJsPublisher } from '../../src/forwarding/kafkajs-publisher.ts';
+import { type Forwarder, startForwarder } from '../../src/forwarding/forwarder.ts';
+import { createKafkaJsPublisher, forwarderIdentity } from '../../src/forwarding/kafkajs-publisher.ts';
+import { toKafkaMessage } from '../../src/forwarding/message.ts';
+import { type EventPublisher, PublisherFencedError } from '../../src/forwarding/publisher.ts';
 import { type KafkaBroker, localKafkaUnavailable, startKafkaBroker } from '../support/kafka-broker.ts';
 import { ForwarderProcess } from '../support/kafka-forwarder-process.ts';
 import { type ConsumedMessage, TopicReader } from '../support/kafka-topic.ts';
@@ -200,6 +203,115 @@ describe.skipIf(unavailable !== undefined)(
       );
     });
 
+    it('tells a transaction the broker timed out from a takeover by a newer forwarder', async () => {
+      const { store, topic } = await scenario();
+      const [appended] = await appendRoundRobin(store, [`pet-${randomUUID()}`], 1);
+      const [recorded] = await store.readStream(appended!.stream);
+      const message = toKafkaMessage(recorded!);
+      const publisher = (owner: string) =>
+        createKafkaJsPublisher({
+          brokers: broker.brokers,
+          clientId: 'test',
+          topic,
+          log: quiet,
+          owner,
+          takeoverGraceMs: 200,
+        });
+      const first = publisher('first');
+      cleanups.push(() => first.close());
+      await first.connect();
+
+      // What a timed-out transaction looks like: the epoch moves on, the checkpoint is still ours.
+      await bumpEpochWithoutCheckpoint(topic);
+      const timedOut = await first.publish([message], appended!.position).catch((error: unknown) => error);
+      expect(timedOut).toBeInstanceOf(Error);
+      expect(timedOut).not.toBeInstanceOf(PublisherFencedError);
+      expect((timedOut as Error).message).toContain('open past its timeout');
+
+      const again = publisher('first');
+      cleanups.push(() => again.close());
+      await again.connect();
+      const newer = publisher('second');
+      cleanups.push(() => newer.close());
+      await newer.connect();
+      const takenOver = await again.publish([message], appended!.position).catch((error: unknown) => error);
+      expect(takenOver).toBeInstanceOf(PublisherFencedError);
+    });
+
+    it('resumes and loses nothing when a broker pause outlasts the transaction timeout', async () => {
+      const { store, topic, reader } = await scenario();
+      const streams = [`pet-${randomUUID()}`, `pet-${randomUUID()}`];
+      let pauseDuringPublish = false;
+      let paused: Promise<void> | undefined;
+      const forwarder = startForwarder({
+        store,
+        log: quiet,
+        lingerMs: 1,
+        retryDelayMs: 100,
+        maxRetryDelayMs: 1_000,
+        createPublisher: () =>
+          pausingMidBatch(
+            createKafkaJsPublisher({
+              brokers: broker.brokers,
+              clientId: 'test',
+              topic,
+              log: quiet,
+              owner: 'under-test',
+              transactionTimeoutMs: 2_000,
+              takeoverGraceMs: 500,
+            }),
+            () => {
+              if (!pauseDuringPublish) return;
+              pauseDuringPublish = false;
+              // Long enough for the broker to time the open transaction out once it runs again.
+              paused = (async () => {
+                await sleep(5);
+                await broker.pause();
+                await sleep(6_000);
+                await broker.resume();
+              })();
+            },
+          ),
+      });
+      cleanups.push(() => forwarder.stop());
+      let ended = false;
+      forwarder.done.then(
+        () => (ended = true),
+        () => (ended = true),
+      );
+
+      const before = await appendRoundRobin(store, streams, 20);
+      await reader.waitFor((r) => r.messages.length >= 20, WAIT_MS, 'events before the pause');
+      pauseDuringPublish = true;
+      const during = await appendRoundRobin(store, streams, 100, 0, 20);
+      await paused;
+      const after = await appendRoundRobin(store, streams, 20);
+      const all = [...before, ...during, ...after];
+      await reader.waitFor((r) => r.deduplicated().length >= all.length, 60_000, 'every event');
+
+      expect(ended).toBe(false);
+      expect(reader.deduplicated().map((m) => m.headers['event-id'])).toHaveLength(all.length);
+      expect(eventIds(reader.deduplicated())).toEqual(new Set(all.map((a) => a.event.metadata.eventId)));
+      for (const stream of streams) expect(revisionsOf(reader.deduplicated(), stream)).toEqual(range(70));
+    }, 120_000);
+
+    /** Claims the forwarders' transactional id, as a broker timing a transaction out does, and nothing more. */
+    async function bumpEpochWithoutCheckpoint(topic: string): Promise<void> {
+      const kafka = new Kafka({
+        clientId: 'test-epoch',
+        brokers: broker.brokers,
+        logLevel: logLevel.NOTHING,
+      });
+      const producer = kafka.producer({
+        transactionalId: forwarderIdentity(topic),
+        idempotent: true,
+        maxInFlightRequests: 1,
+      });
+      await producer.connect();
+      await (await producer.transaction()).abort();
+      await producer.disconnect();
+    }
+
     it('lets only one of two forwarder processes publish: the newer fences the older, which exits', async () => {
       const { dataDir, store, topic, reader } = await scenario();
       const stream = `pet-${randomUUID()}`;
@@ -222,6 +334,20 @@ describe.skipIf(unavailable !== undefined)(
 );
 
 type Appended = { stream: string; event: NewEvent; position: bigint };
+
+/** The publisher, calling `onPublish` as each publish starts (a transaction is about to open). */
+function pausingMidBatch(publisher: EventPublisher, onPublish: () => void): EventPublisher {
+  return {
+    connect: () => publisher.connect(),
+    readCheckpoint: () => publisher.readCheckpoint(),
+    publish: (messages, checkpoint) => {
+      const publishing = publisher.publish(messages, checkpoint);
+      if (messages.length > 0) onPublish();
+      return publishing;
+    },
+    close: () => publisher.close(),
+  };
+}
 
 /** Appends `count` events one by one, cycling through the streams, `pauseMs` apart. */
 async function appendRoundRobin(

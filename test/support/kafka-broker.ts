@@ -11,11 +11,16 @@ import { makeTempDir } from './temp-dir.ts';
  * from the jars `.ci/install-services.sh` caches (loopback, random free ports, its own temp log
  * dir); with KAFKA_TESTCONTAINERS=true, a container instead (needs a Docker engine).
  * `stop()` then `start()` keeps the ports and the data: a broker outage, not a new broker.
+ * `pause()` then `resume()` freezes the broker process (SIGSTOP, SIGCONT): connections stay open
+ * and requests hang, as in a long GC pause or a stalled leader, and its clock runs on, so
+ * transactions it holds open time out.
  */
 export type KafkaBroker = {
   readonly brokers: string[];
   start(): Promise<void>;
   stop(): Promise<void>;
+  pause(): Promise<void>;
+  resume(): Promise<void>;
   /** Stops the broker and deletes its data. */
   destroy(): Promise<void>;
 };
@@ -105,7 +110,14 @@ async function startLocalKafka(): Promise<KafkaBroker> {
       await exited;
       clearTimeout(timer);
     },
+    async pause() {
+      process_?.kill('SIGSTOP');
+    },
+    async resume() {
+      process_?.kill('SIGCONT');
+    },
     async destroy() {
+      process_?.kill('SIGCONT');
       await broker.stop();
       temp.remove();
     },
@@ -121,17 +133,24 @@ async function startLocalKafka(): Promise<KafkaBroker> {
 
 async function startKafkaContainer(): Promise<KafkaBroker> {
   const { KafkaContainer } = await import('@testcontainers/kafka');
-  const container = await new KafkaContainer('confluentinc/cp-kafka:7.9.0').withKraft().start();
+  const container = await new KafkaContainer('confluentinc/cp-kafka:7.9.0')
+    .withKraft()
+    .withEnvironment({ KAFKA_TRANSACTION_ABORT_TIMED_OUT_TRANSACTION_CLEANUP_INTERVAL_MS: '500' })
+    .start();
   const brokers = [`${container.getHost()}:${container.getMappedPort(9093)}`];
+  const freeze = async () => {
+    await container.exec(['bash', '-c', 'kill -STOP 1']);
+  };
+  const thaw = async () => {
+    await container.exec(['bash', '-c', 'kill -CONT 1']);
+  };
   return {
     brokers,
     // An outage that keeps the mapped port: the broker process is frozen, then thawed.
-    start: async () => {
-      await container.exec(['bash', '-c', 'kill -CONT 1']);
-    },
-    stop: async () => {
-      await container.exec(['bash', '-c', 'kill -STOP 1']);
-    },
+    start: thaw,
+    stop: freeze,
+    pause: freeze,
+    resume: thaw,
     destroy: async () => {
       await container.stop();
     },
@@ -156,6 +175,7 @@ transaction.state.log.replication.factor=1
 transaction.state.log.min.isr=1
 transaction.state.log.num.partitions=1
 group.initial.rebalance.delay.ms=0
+transaction.abort.timed.out.transaction.cleanup.interval.ms=500
 auto.create.topics.enable=false
 `;
 }
