@@ -55,7 +55,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   await app.register(deps.guard);
   await app.register(openApiRoute);
-  app.get('/health', { config: { public: true } }, async () => ({ status: 'ok' }));
+  app.get('/health', { config: { probe: true } }, async () => ({ status: 'ok' }));
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
   await app.register(graphqlRoutes, { application: deps.application, config: deps.config.graphql });
   return app;

@@ -101,6 +101,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       app.decorate('guardUnrouted', guardKeyed);
       // Public or not is decided once per route, here, rather than on every request.
       app.addHook('onRoute', (route) => {
+        if (route.config?.probe === true) return; // orchestrators' health checks: never keyed nor limited
         const hook = route.config?.public === true ? guardPublic : keyedHook;
         route.onRequest = route.onRequest === undefined ? [hook] : [hook, ...[route.onRequest].flat()];
       });

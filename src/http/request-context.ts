@@ -5,6 +5,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without an API key (documentation, health). */
     public?: boolean;
+    /**
+     * A health probe for load balancers and orchestrators: no key, no limit, no rate-limit
+     * headers. It exposes nothing, and a probe every few seconds must never be refused.
+     */
+    probe?: boolean;
   }
 }
 

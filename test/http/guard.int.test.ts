@@ -89,7 +89,11 @@ describe('authentication', () => {
   it('guards the HEAD routes Fastify adds, and leaves them public where the GET is', async () => {
     const pets = await service.app.inject({ method: 'HEAD', url: '/v1/pets', remoteAddress: '10.0.0.3' });
     expect(pets.statusCode).toBe(401);
-    const health = await service.app.inject({ method: 'HEAD', url: '/health', remoteAddress: '10.0.0.3' });
+    const health = await service.app.inject({
+      method: 'HEAD',
+      url: '/v1/openapi.json',
+      remoteAddress: '10.0.0.3',
+    });
     expect(health.statusCode).toBe(200);
     expect(rateHeaders(health)).toEqual({ limit: '20', remaining: '19', reset: String(MINUTE_END) });
   });
@@ -121,9 +125,19 @@ describe('rate-limit headers', () => {
   });
 
   it('carries them on public routes, counted per address', async () => {
-    const response = await get('/health');
+    const response = await get('/v1/openapi.json');
     expect(response.statusCode).toBe(200);
     expect(rateHeaders(response)).toEqual({ limit: '20', remaining: '19', reset: String(MINUTE_END) });
+  });
+
+  it('never keys nor limits the health probe, however often it is asked', async () => {
+    for (let i = 0; i < 300; i++) {
+      const probe = await get('/health', undefined, '10.0.0.12');
+      expect([probe.statusCode, probe.headers['x-ratelimit-limit']]).toEqual([200, undefined]);
+    }
+    expect((await get('/v1/openapi.json', undefined, '10.0.0.12')).headers['x-ratelimit-remaining']).toBe(
+      '19',
+    );
   });
 
   it('names the day window once fewer requests are left in the day than in the minute', async () => {
@@ -178,10 +192,9 @@ describe('limits', () => {
   });
 
   it('limits the public routes per address as strictly as requests without a key, in a budget of their own', async () => {
-    for (let i = 0; i < 10; i++) expect((await get('/health', undefined, '10.0.0.11')).statusCode).toBe(200);
-    for (let i = 0; i < 10; i++)
+    for (let i = 0; i < 20; i++)
       expect((await get('/v1/openapi.json', undefined, '10.0.0.11')).statusCode).toBe(200);
-    const refused = await get('/health', undefined, '10.0.0.11');
+    const refused = await get('/v1/openapi.json', undefined, '10.0.0.11');
     expect(refused.statusCode).toBe(429);
     expect(refused.json()).toMatchObject({ code: 'rate_limited', status: 429 });
     expect((await get('/v1/pets', undefined, '10.0.0.11')).statusCode).toBe(401);
