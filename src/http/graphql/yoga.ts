@@ -1,5 +1,6 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import { type DocumentNode, Kind } from 'graphql';
 import { createYoga, type YogaLogger } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import { requestContext } from '../request-context.ts';
@@ -38,13 +39,27 @@ export function createPetStoreYoga(options: YogaOptions) {
     context: ({ req }): GraphQLContext => ({ application, requestContext: requestContext(req), req }),
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
-      useGraphQlJit({}, { onError: () => {} }),
+      useGraphQlJit({}, { onError: () => {}, enableIf: ({ document }) => hasOneOperation(document) }),
       useErrorTranslation(),
     ],
   });
 }
 
 export type PetStoreYoga = ReturnType<typeof createPetStoreYoga>;
+
+/**
+ * graphql-jit caches a compiled operation per document object, whatever the operation name, and
+ * Yoga's parser cache hands out one object per query text: with two operations in a document,
+ * every later request would run whichever compiled first (a GET could run a mutation). Documents
+ * with several operations therefore run on graphql-js.
+ */
+function hasOneOperation(document: DocumentNode): boolean {
+  let operations = 0;
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION && ++operations > 1) return false;
+  }
+  return true;
+}
 
 function yogaLogger(logger: FastifyBaseLogger): YogaLogger {
   return {

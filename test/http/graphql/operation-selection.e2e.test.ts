@@ -1,0 +1,37 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GraphQLServer, startGraphQLServer } from './graphql-server.ts';
+
+let server: GraphQLServer;
+beforeAll(async () => {
+  server = await startGraphQLServer();
+});
+afterAll(() => server.close());
+
+/** A document with a query and a mutation: operationName picks which one runs. */
+const DOCUMENT =
+  'query Q { pets(first: 1) { pageInfo { hasNextPage } } } ' +
+  'mutation M { createPet(input: { name: "Twin", categoryId: 1 }) { ... on Pet { id } } }';
+
+describe('a document with several operations', () => {
+  it('runs the operation each request names, even after another one of the same document ran', async () => {
+    const mutation = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DOCUMENT, operationName: 'M' }),
+    });
+    expect(await mutation.json()).toEqual({ data: { createPet: { id: 1 } } });
+
+    const params = new URLSearchParams({ query: DOCUMENT, operationName: 'Q' });
+    for (let i = 0; i < 3; i++) {
+      const viaGet = await fetch(`${server.endpoint}?${params}`);
+      expect(await viaGet.json()).toEqual({ data: { pets: { pageInfo: { hasNextPage: false } } } });
+      const viaPost = await fetch(server.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: DOCUMENT, operationName: 'Q' }),
+      });
+      expect(await viaPost.json()).toEqual({ data: { pets: { pageInfo: { hasNextPage: false } } } });
+    }
+    expect(server.testApp.application.listPets().pets.map((pet) => pet.id)).toEqual([1]);
+  });
+});
