@@ -10,6 +10,8 @@ export type GraphQLContext = {
   readonly requestContext: RequestContext;
   /** The Fastify request, for its id and its logger. */
   readonly req: FastifyRequest;
+  /** Aborted when the server starts closing: long-lived streams (subscriptions) end then. */
+  readonly closing: AbortSignal;
 };
 
 /**

@@ -16,10 +16,15 @@ export type GraphQLRoutesOptions = {
  * Registered as an encapsulated plugin: the raw-string body parser below applies to /graphql only.
  */
 export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutesOptions): Promise<void> {
+  // Fastify only closes idle connections, and a subscription's pings keep its stream busy: without
+  // ending the streams first, app.close() would wait for every subscriber to leave.
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
   const yoga = createPetStoreYoga({
     application: options.application,
     introspection: options.config.introspection,
     logger: app.log,
+    closing: closing.signal,
   });
   const tryFastPath = fastPath(yoga);
 

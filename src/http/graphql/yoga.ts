@@ -17,11 +17,13 @@ export type YogaOptions = {
   readonly application: Application;
   readonly introspection: boolean;
   readonly logger: FastifyBaseLogger;
+  /** Aborted when the server starts closing (see `GraphQLContext.closing`). */
+  readonly closing: AbortSignal;
 };
 
 /** The Yoga server for one application; Fastify routes requests to it (see `plugin.ts`). */
 export function createPetStoreYoga(options: YogaOptions) {
-  const { application } = options;
+  const { application, closing } = options;
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -36,7 +38,12 @@ export function createPetStoreYoga(options: YogaOptions) {
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error) },
     logging: yogaLogger(options.logger),
-    context: ({ req }): GraphQLContext => ({ application, requestContext: requestContext(req), req }),
+    context: ({ req }): GraphQLContext => ({
+      application,
+      requestContext: requestContext(req),
+      req,
+      closing,
+    }),
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
       useGraphQlJit({}, { onError: () => {}, enableIf: ({ document }) => hasOneOperation(document) }),

@@ -18,6 +18,7 @@ beforeAll(async () => {
     application: testApp.application,
     introspection: true,
     logger: pino({ level: 'silent' }),
+    closing: new AbortController().signal,
   });
   const tryFastPath = fastPath(yoga);
   probe = Fastify();

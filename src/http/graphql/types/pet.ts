@@ -59,7 +59,7 @@ builder.subscriptionFields((t) => ({
   petCreated: t.field({
     type: Pet,
     description: 'Every pet created from the moment of subscribing, in the order the store recorded them.',
-    subscribe: (_root, _args, { application }) => petCreatedStream(application),
+    subscribe: (_root, _args, { application, closing }) => petCreatedStream(application, closing),
     resolve: (pet) => pet,
   }),
 }));
