@@ -2,6 +2,7 @@ import type { AllStreamSubscription } from '@kurrent/kurrentdb-client';
 import type { RecordedEvent, Subscription } from './port.ts';
 import { packPosition } from './kurrentdb-position.ts';
 import { type KurrentDbLog, toRecordedEvent } from './kurrentdb-mapping.ts';
+import { eventByEventSubscription } from './subscription.ts';
 
 export type ResubscribingOptions = {
   readonly after: bigint | undefined;
@@ -68,15 +69,11 @@ export function resubscribingSubscription(options: ResubscribingOptions): Subscr
     });
   }
 
-  const iterator = events();
-  return {
-    [Symbol.asyncIterator]: () => iterator,
-    async close() {
-      if (closed) return;
-      closed = true;
-      cancelSleep?.();
-      options.onClose();
-      await current?.unsubscribe().catch(() => {});
-    },
-  };
+  return eventByEventSubscription(events(), async () => {
+    if (closed) return;
+    closed = true;
+    cancelSleep?.();
+    options.onClose();
+    await current?.unsubscribe().catch(() => {});
+  });
 }

@@ -1,4 +1,5 @@
 import type { RecordedEvent, Subscription } from './port.ts';
+import { batchedSubscription } from './subscription.ts';
 
 export type LiveSubscriptionSource = {
   readonly after: bigint;
@@ -19,17 +20,17 @@ export function liveSubscription(source: LiveSubscriptionSource): Subscription {
   let wake: (() => void) | undefined;
   const removeListener = source.onAppend(() => wake?.());
 
-  async function* events(): AsyncGenerator<RecordedEvent> {
+  async function* batches(): AsyncGenerator<readonly RecordedEvent[]> {
     let after = source.after;
     try {
       while (!closed) {
         const batch = source.readBatch(after);
-        for (const event of batch) {
-          if (closed) return;
-          yield event;
-          after = event.position;
+        if (batch.length === 0) {
+          await sleepUntilWoken();
+          continue;
         }
-        if (batch.length === 0) await sleepUntilWoken();
+        yield batch;
+        after = batch[batch.length - 1]!.position;
       }
     } finally {
       removeListener();
@@ -48,13 +49,9 @@ export function liveSubscription(source: LiveSubscriptionSource): Subscription {
     });
   }
 
-  const iterator = events();
-  return {
-    [Symbol.asyncIterator]: () => iterator,
-    async close() {
-      closed = true;
-      wake?.();
-      removeListener();
-    },
-  };
+  return batchedSubscription(batches(), async () => {
+    closed = true;
+    wake?.();
+    removeListener();
+  });
 }

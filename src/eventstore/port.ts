@@ -28,6 +28,10 @@ export type NewEvent = {
 export type RecordedEvent = NewEvent & {
   readonly streamName: string;
   readonly revision: bigint;
+  /**
+   * Exact from readAll, subscribeToAll and appends. From readStream, an adapter that cannot know
+   * it exactly returns a lower bound: never wait on it for read-your-writes (wait on the head).
+   */
   readonly position: bigint;
 };
 
@@ -56,8 +60,16 @@ export type ReadStreamOptions = {
   readonly maxCount?: number;
 };
 
-/** A live feed of every event after a position, in position order. Closing it ends the iteration. */
+/**
+ * A live feed of every event after a position, in position order. Closing it ends the iteration.
+ * Iterate it event by event, or through `batches()`: one or the other, not both.
+ */
 export interface Subscription extends AsyncIterable<RecordedEvent> {
+  /**
+   * The same feed, every event available at each step (at least one per batch). Read models
+   * replaying millions of events use it: one await per batch instead of one per event.
+   */
+  batches(): AsyncIterable<readonly RecordedEvent[]>;
   close(): Promise<void>;
 }
 

@@ -103,10 +103,13 @@ export class ProjectionRunner<State> {
         this.#subscription = this.#options.store.subscribeToAll(
           this.#checkpoint === undefined ? {} : { after: this.#checkpoint },
         );
-        for await (const event of this.#subscription) {
-          this.#state = this.#options.projection.evolve(this.#state, event);
-          this.#advance(event.position);
-          for (const listener of this.#listeners) listener(event);
+        const { projection } = this.#options;
+        for await (const batch of this.#subscription.batches()) {
+          for (const event of batch) {
+            this.#state = projection.evolve(this.#state, event);
+            if (this.#listeners.size > 0) for (const listener of this.#listeners) listener(event);
+          }
+          this.#advance(batch[batch.length - 1]!.position, batch.length);
         }
       } catch (error) {
         if (this.#stopped) return;
@@ -119,7 +122,7 @@ export class ProjectionRunner<State> {
     }
   }
 
-  #advance(position: bigint): void {
+  #advance(position: bigint, events: number): void {
     this.#checkpoint = position;
     if (this.#waiters.length > 0) {
       const ready = this.#waiters.filter((w) => w.position <= position);
@@ -128,7 +131,7 @@ export class ProjectionRunner<State> {
         for (const waiter of ready) waiter.resolve();
       }
     }
-    this.#eventsSinceSnapshot += 1;
+    this.#eventsSinceSnapshot += events;
     const every = this.#options.snapshotEveryEvents;
     if (every !== undefined && this.#eventsSinceSnapshot >= every && this.#snapshotting === undefined) {
       this.#snapshotting = this.#saveSnapshot().finally(() => (this.#snapshotting = undefined));

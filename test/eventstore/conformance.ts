@@ -179,6 +179,29 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       expect(received.map((e) => e.type)).toEqual(['past', 'live1', 'live2']);
     });
 
+    it('delivers the same feed in batches: none empty, all in position order', async () => {
+      const name = stream();
+      const head = await store.headPosition();
+      await store.appendToStream(name, [event('A'), event('B')]);
+      await store.appendToStream(name, [event('C')]);
+      const subscription = store.subscribeToAll(head === undefined ? {} : { after: head });
+      const batches: RecordedEvent[][] = [];
+      const done = (async () => {
+        for await (const batch of subscription.batches()) {
+          batches.push([...batch]);
+          const mine = batches.flat().filter((e) => e.streamName === name);
+          if (mine.length === 4) break;
+        }
+      })();
+      await store.appendToStream(name, [event('D')]);
+      await withTimeout(done, 10_000);
+      await subscription.close();
+      expect(batches.every((batch) => batch.length > 0)).toBe(true);
+      const mine = batches.flat().filter((e) => e.streamName === name);
+      expect(mine.map((e) => e.type)).toEqual(['A', 'B', 'C', 'D']);
+      expect(isIncreasing(batches.flat().map((e) => e.position))).toBe(true);
+    });
+
     it('subscribes after a position and skips everything up to it', async () => {
       const name = stream();
       const first = await store.appendToStream(name, [event('before')]);
