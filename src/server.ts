@@ -21,7 +21,7 @@ export async function startServer(
   logger: Logger = createLogger(config),
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
-  const store = await openEventStore(config);
+  const store = await openEventStore(config, logger.child({ component: 'eventstore' }));
   const started = Date.now();
   const application = await startApplication({ store, config, logger });
   logger.info(
