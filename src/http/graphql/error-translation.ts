@@ -5,9 +5,9 @@ import type { GraphQLContext } from './builder.ts';
 
 /**
  * Errors reach clients masked: a deliberate AppError keeps its message and gets its stable code in
- * `extensions.code` (and `field` for validation errors); GraphQL's own request errors (syntax,
- * validation, limits, variable coercion: no `path`) pass with a GraphQL code; anything else,
- * including a failure inside a field that is not an AppError, becomes a generic `internal_error`.
+ * `extensions.code` (and `field` for validation errors); GraphQL's own errors (syntax, validation,
+ * limits, variable coercion, Yoga's request errors), which wrap no other error, pass with a GraphQL
+ * code; anything else, with a path or not, becomes a generic `internal_error`.
  */
 export function toClientError(error: unknown): GraphQLError {
   const graphQLError = isGraphQLError(error) ? error : undefined;
@@ -24,15 +24,15 @@ export function toClientError(error: unknown): GraphQLError {
   });
 }
 
-/** Whether `toClientError` hides this error's details: those must go to the log instead. */
+/**
+ * Whether `toClientError` hides this error's details: those must go to the log instead. Deliberate
+ * errors are AppErrors and GraphQL errors that wrap nothing else (which is why SafeInt's parsers
+ * throw GraphQL errors); whatever else a GraphQL error wraps is a fault.
+ */
 export function isUnexpected(error: unknown): boolean {
   if (!isGraphQLError(error)) return true;
   const cause = rootCause(error);
-  if (isAppError(cause)) return false;
-  // Already translated, or one of GraphQL's own errors that carries its code.
-  if (cause === undefined && error.extensions?.code !== undefined) return false;
-  // A request error (before execution) has no path; a field error that is no AppError is a fault.
-  return error.path !== undefined;
+  return cause !== undefined && !isAppError(cause);
 }
 
 /** The error a GraphQLError wraps, or undefined when it is GraphQL's own. */

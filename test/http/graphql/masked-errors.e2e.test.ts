@@ -71,6 +71,36 @@ describe('masked errors', () => {
     }
   });
 
+  it('masks and logs a failing subscription source, which has no path', async () => {
+    const original = application.onPetCreated;
+    application.onPetCreated = () => {
+      throw new Error('subscription feed lost at /var/secret/path');
+    };
+    try {
+      const response = await fetch(endpoint, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'text/event-stream',
+          'x-request-id': 'req-masked-sse',
+        },
+        body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+      });
+      const events = (await response.text()).split('\n\n').filter((block) => block.startsWith('event:'));
+      expect(events).toEqual([
+        'event: next\ndata: {"errors":[{"message":"The server failed to handle the request. It has been logged.","extensions":{"code":"internal_error"}}]}',
+        'event: complete\ndata:',
+      ]);
+      const logged = logLines.find((line) => line.requestId === 'req-masked-sse');
+      expect(logged).toMatchObject({
+        msg: 'unexpected GraphQL error',
+        err: { message: 'subscription feed lost at /var/secret/path' },
+      });
+    } finally {
+      application.onPetCreated = original;
+    }
+  });
+
   it('lets a deliberate error through with its code and message', async () => {
     const response = await fetch(endpoint, {
       method: 'POST',

@@ -34,8 +34,20 @@ describe('SafeInt ids (int64 on the wire, exact up to 2^53−1)', () => {
     expect(response.body).toEqual({
       errors: [
         {
-          message:
-            'Expected value of type "SafeInt!", found 9007199254740992; SafeInt must be an integer from -(2^53-1) to 2^53-1; got 9007199254740992.',
+          message: 'SafeInt must be an integer from -(2^53-1) to 2^53-1; got 9007199254740992.',
+          locations: [{ line: 1, column: 11 }],
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        },
+      ],
+    });
+  });
+
+  it('rejects a string literal as a bad value, not an internal error', async () => {
+    const response = await server.post('{ pet(id: "1") { id } }');
+    expect(response.body).toEqual({
+      errors: [
+        {
+          message: 'SafeInt must be an integer from -(2^53-1) to 2^53-1; got a non-integer literal.',
           locations: [{ line: 1, column: 11 }],
           extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
         },

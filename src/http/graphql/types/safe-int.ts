@@ -1,4 +1,5 @@
 import { Kind, type ValueNode } from 'graphql';
+import { createGraphQLError } from 'graphql-yoga';
 import { builder } from '../builder.ts';
 
 /**
@@ -12,17 +13,26 @@ export const SafeInt = builder.scalarType('SafeInt', {
   description:
     'An integer from -(2^53-1) to 2^53-1, sent as a JSON number: every value a JavaScript number holds exactly. ' +
     'Pet and category ids use it because GraphQL Int is 32-bit.',
-  serialize: (value) => safeInteger(value),
-  parseValue: (value) => safeInteger(value),
+  // A value the server produced: failing here is a fault, masked and logged.
+  serialize: (value) => {
+    if (isSafeInteger(value)) return value;
+    throw new TypeError(`SafeInt cannot represent ${String(value)}.`);
+  },
+  // Client input: a GraphQL error (no wrapped cause) is what marks the refusal as deliberate.
+  parseValue: (value) => {
+    if (isSafeInteger(value)) return value;
+    throw createGraphQLError(`${RANGE}; got ${String(value)}.`);
+  },
   parseLiteral: (ast: ValueNode) => {
-    if (ast.kind !== Kind.INT) throw new TypeError('SafeInt must be an integer literal.');
-    return safeInteger(Number(ast.value));
+    const value = ast.kind === Kind.INT ? Number(ast.value) : undefined;
+    if (isSafeInteger(value)) return value;
+    const found = ast.kind === Kind.INT ? ast.value : 'a non-integer literal';
+    throw createGraphQLError(`${RANGE}; got ${found}.`, { nodes: ast });
   },
 });
 
-function safeInteger(value: unknown): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value)) {
-    throw new TypeError(`SafeInt must be an integer from -(2^53-1) to 2^53-1; got ${String(value)}.`);
-  }
-  return value;
+const RANGE = 'SafeInt must be an integer from -(2^53-1) to 2^53-1';
+
+function isSafeInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value);
 }
