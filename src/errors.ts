@@ -57,6 +57,17 @@ export class IdempotencyKeyReusedError extends AppError {
   }
 }
 
+/** A live stream's consumer fell further behind than the stream buffers; it may subscribe again. */
+export class SubscriberTooSlowError extends AppError {
+  constructor(bufferedItems: number) {
+    super(
+      'subscriber_too_slow',
+      503,
+      `This subscriber fell more than ${bufferedItems} events behind; subscribe again.`,
+    );
+  }
+}
+
 export class InternalError extends AppError {
   constructor() {
     super('internal_error', 500, 'The server failed to handle the request. It has been logged.');

@@ -1,7 +1,7 @@
 import { FixedBuffer, Repeater } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import type { Pet } from '../../domain/pets.ts';
-import { AppError } from '../../errors.ts';
+import { SubscriberTooSlowError } from '../../errors.ts';
 
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
 export const PET_CREATED_BUFFER = 1000;
@@ -14,6 +14,7 @@ export function petCreatedStream(
   application: Pick<Application, 'onPetCreated'>,
   closing: AbortSignal,
 ): AsyncIterableIterator<Pet> {
+  const buffer = new FixedBuffer(PET_CREATED_BUFFER);
   return new Repeater<Pet>(async (push, stop) => {
     if (closing.aborted) {
       stop();
@@ -22,20 +23,12 @@ export function petCreatedStream(
     const end = () => stop();
     closing.addEventListener('abort', end, { once: true });
     const unsubscribe = application.onPetCreated((pet) => {
-      try {
-        void push(pet);
-      } catch {
-        stop(
-          new AppError(
-            'subscriber_too_slow',
-            503,
-            `This subscriber fell more than ${PET_CREATED_BUFFER} pets behind; subscribe again.`,
-          ),
-        );
-      }
+      // Checked here: past a full buffer, Repeater queues up to 1024 more pushes before it throws.
+      if (buffer.full) stop(new SubscriberTooSlowError(PET_CREATED_BUFFER));
+      else void push(pet);
     });
     await stop;
     closing.removeEventListener('abort', end);
     unsubscribe();
-  }, new FixedBuffer(PET_CREATED_BUFFER));
+  }, buffer);
 }
