@@ -16,12 +16,7 @@ export function toClientError(error: unknown): GraphQLError {
   if (graphQLError === undefined || isUnexpected(graphQLError))
     return withCode(graphQLError, new InternalError());
   if (graphQLError.extensions?.code !== undefined) return graphQLError;
-  return createGraphQLError(graphQLError.message, {
-    nodes: graphQLError.nodes,
-    source: graphQLError.source,
-    positions: graphQLError.positions,
-    extensions: { ...graphQLError.extensions, code: 'BAD_USER_INPUT' },
-  });
+  return rebuilt(graphQLError, graphQLError.message, { ...graphQLError.extensions, code: 'BAD_USER_INPUT' });
 }
 
 /**
@@ -47,15 +42,35 @@ function rootCause(error: unknown): unknown {
 
 function withCode(located: GraphQLError | undefined, error: AppError): GraphQLError {
   const field = 'field' in error && typeof error.field === 'string' ? { field: error.field } : {};
-  return createGraphQLError(error.message, {
+  return rebuilt(located, error.message, { code: error.code, ...field });
+}
+
+/** A new error at `located`'s place in the document and the result, with only these extensions. */
+function rebuilt(
+  located: GraphQLError | undefined,
+  message: string,
+  extensions: Record<string, unknown>,
+): GraphQLError {
+  return createGraphQLError(message, {
     ...(located && {
       nodes: located.nodes,
       source: located.source,
       positions: located.positions,
       path: located.path,
     }),
-    extensions: { code: error.code, ...field },
+    extensions,
   });
+}
+
+/**
+ * Errors of a result without `data` (variables that cannot be coerced): the request was refused.
+ * GraphQL over HTTP wants a 4xx for that under application/graphql-response+json; `spec: true` keeps
+ * application/json at 200, as the spec's legacy rules require, like Yoga's validation errors.
+ */
+function asRequestErrors(errors: readonly GraphQLError[]): GraphQLError[] {
+  return errors.map((error) =>
+    rebuilt(error, error.message, { ...error.extensions, http: { status: 400, spec: true } }),
+  );
 }
 
 /**
@@ -79,7 +94,9 @@ export function useErrorTranslation(): Plugin<GraphQLContext> {
       return {
         onExecuteDone: (payload) =>
           handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
-            if (result.errors?.length) setResult({ ...result, errors: translateAll(result.errors) });
+            if (!result.errors?.length) return;
+            const errors = translateAll(result.errors);
+            setResult({ ...result, errors: result.data === undefined ? asRequestErrors(errors) : errors });
           }),
       };
     },

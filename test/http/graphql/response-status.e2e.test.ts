@@ -1,0 +1,61 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GraphQLServer, startGraphQLServer } from './graphql-server.ts';
+
+let server: GraphQLServer;
+beforeAll(async () => {
+  server = await startGraphQLServer();
+});
+afterAll(() => server.close());
+
+const QUERY = 'query Page($f: Int) { pets(first: $f) { pageInfo { hasNextPage } } }';
+const VARIABLES = { f: 'x' };
+// graphql-jit reports no nodes for a variable, so Yoga's serializer gives the error no locations.
+const COERCION_ERROR = {
+  message:
+    'Variable "$f" got invalid value "x"; Expected type Int; Int cannot represent non-integer value: "x"',
+  extensions: { code: 'BAD_USER_INPUT' },
+};
+
+/** POST takes the fast path, GET Yoga's full handler. */
+async function send(method: 'GET' | 'POST', accept: string) {
+  const response =
+    method === 'POST'
+      ? await fetch(server.endpoint, {
+          method,
+          headers: { 'content-type': 'application/json', accept },
+          body: JSON.stringify({ query: QUERY, variables: VARIABLES }),
+        })
+      : await fetch(
+          `${server.endpoint}?${new URLSearchParams({ query: QUERY, variables: JSON.stringify(VARIABLES) })}`,
+          { headers: { accept } },
+        );
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    body: await response.json(),
+  };
+}
+
+describe('a request whose variables cannot be coerced (no data in the response)', () => {
+  it.each(['POST', 'GET'] as const)(
+    'is a 400 under application/graphql-response+json (%s)',
+    async (method) => {
+      expect(await send(method, 'application/graphql-response+json')).toEqual({
+        status: 400,
+        type: 'application/graphql-response+json; charset=utf-8',
+        body: { errors: [COERCION_ERROR] },
+      });
+    },
+  );
+
+  it.each(['POST', 'GET'] as const)(
+    'stays a 200 under application/json, per the spec’s legacy rules (%s)',
+    async (method) => {
+      expect(await send(method, 'application/json')).toEqual({
+        status: 200,
+        type: 'application/json; charset=utf-8',
+        body: { errors: [COERCION_ERROR] },
+      });
+    },
+  );
+});
