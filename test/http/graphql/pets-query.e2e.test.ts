@@ -77,7 +77,7 @@ describe('Query.pets', () => {
   });
 
   it.each([0, 101, -1])(
-    'rejects first = %i with the REST rule: validation_failed naming limit',
+    'rejects first = %i with the REST rule: validation_failed naming first',
     async (first) => {
       const response = await server.post(PAGE, { first });
       expect(response.status).toBe(200);
@@ -85,9 +85,9 @@ describe('Query.pets', () => {
         data: null,
         errors: [
           {
-            message: 'limit must be an integer from 1 to 100.',
+            message: 'first must be an integer from 1 to 100.',
             path: ['pets'],
-            extensions: { code: 'validation_failed', field: 'limit' },
+            extensions: { code: 'validation_failed', field: 'first' },
           },
         ],
       });
@@ -126,8 +126,17 @@ describe('Query.pet', () => {
     });
   });
 
-  it('rejects id 0 with the REST rule: validation_failed naming petId', async () => {
+  it('rejects id 0 with the REST rule: validation_failed naming id', async () => {
     const response = await server.post('{ pet(id: 0) { id } }');
-    expect(response.body.errors?.[0]?.extensions).toEqual({ code: 'validation_failed', field: 'petId' });
+    expect(response.body).toEqual({
+      data: { pet: null },
+      errors: [
+        {
+          message: 'id must be an integer from 1 to 9223372036854775807.',
+          path: ['pet'],
+          extensions: { code: 'validation_failed', field: 'id' },
+        },
+      ],
+    });
   });
 });

@@ -1,4 +1,5 @@
 import type { Pet as PetShape } from '../../../domain/pets.ts';
+import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor, encodeCursor } from '../cursor.ts';
 import { petCreatedStream } from '../pet-created-stream.ts';
@@ -15,6 +16,9 @@ export const Pet = builder.objectRef<PetShape>('Pet').implement({
   }),
 });
 
+const PET_ARGUMENTS = new Map([['petId', 'id']]);
+const PETS_ARGUMENTS = new Map([['limit', 'first']]);
+
 const PetConnection = builder.connectionObject({ type: Pet, name: 'PetConnection' }, { name: 'PetEdge' });
 
 builder.queryFields((t) => ({
@@ -23,7 +27,8 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'One pet by id. When there is none: null, with an error whose extensions.code is not_found.',
     args: { id: t.arg({ type: SafeInt, required: true }) },
-    resolve: (_root, args, { application }) => application.getPet(args.id),
+    resolve: (_root, args, { application }) =>
+      withArgumentNames(PET_ARGUMENTS, () => application.getPet(args.id)),
   }),
   pets: t.field({
     type: PetConnection,
@@ -36,11 +41,13 @@ builder.queryFields((t) => ({
       status: t.arg({ type: PetStatus }),
     },
     resolve: (_root, args, { application }) => {
-      const page = application.listPets({
-        ...(args.first != null && { limit: args.first }),
-        ...(args.status != null && { status: args.status }),
-        ...(args.after != null && { after: decodeCursor(args.after) }),
-      });
+      const page = withArgumentNames(PETS_ARGUMENTS, () =>
+        application.listPets({
+          ...(args.first != null && { limit: args.first }),
+          ...(args.status != null && { status: args.status }),
+          ...(args.after != null && { after: decodeCursor(args.after) }),
+        }),
+      );
       const edges = page.pets.map((pet) => ({ cursor: encodeCursor(pet.id), node: pet }));
       return {
         edges,

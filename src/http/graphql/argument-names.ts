@@ -1,0 +1,23 @@
+import { ValidationError } from '../../errors.ts';
+
+/**
+ * The application names its parameters as REST does (`limit`, `petId`); a GraphQL client knows
+ * only the arguments it sent. Runs `resolve` and renames a ValidationError's `field`, and the
+ * parameter name its message starts with, by `names` (application parameter → GraphQL argument).
+ */
+export function withArgumentNames<T>(names: ReadonlyMap<string, string>, resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (error) {
+    throw renamed(error, names);
+  }
+}
+
+function renamed(error: unknown, names: ReadonlyMap<string, string>): unknown {
+  if (!(error instanceof ValidationError) || error.field === undefined) return error;
+  const { field, message } = error;
+  const argument = names.get(field);
+  if (argument === undefined) return error;
+  const starts = message.startsWith(`${field} `);
+  return new ValidationError(starts ? `${argument}${message.slice(field.length)}` : message, argument);
+}
