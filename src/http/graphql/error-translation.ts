@@ -15,8 +15,29 @@ export function toClientError(error: unknown): GraphQLError {
   if (isAppError(cause)) return withCode(graphQLError, cause);
   if (graphQLError === undefined || isUnexpected(graphQLError))
     return withCode(graphQLError, new InternalError());
-  if (graphQLError.extensions?.code !== undefined) return graphQLError;
-  return rebuilt(graphQLError, graphQLError.message, { ...graphQLError.extensions, code: 'BAD_USER_INPUT' });
+  return ownError(graphQLError);
+}
+
+/** What a client may see of an error's extensions; the rest (Yoga's `originalError`) stays inside. */
+const CLIENT_EXTENSIONS = new Set(['code', 'field', 'http']);
+
+/**
+ * One of GraphQL's or Yoga's own errors, with its code (BAD_USER_INPUT when it has none) and
+ * nothing else: Yoga puts the JSON parser's message, which echoes the body, in `originalError`.
+ */
+function ownError(error: GraphQLError): GraphQLError {
+  const extensions = error.extensions ?? {};
+  const exposable = Object.keys(extensions).every((key) => CLIENT_EXTENSIONS.has(key));
+  if (exposable && extensions.code !== undefined) return error;
+  const { code = 'BAD_USER_INPUT', field, http, originalError } = extensions;
+  // Yoga tells a request it could not read by that `originalError`, and then answers with the
+  // error's status under application/json too; without it, `spec: false` keeps that status.
+  const status = originalError === undefined || !isObject(http) ? http : { ...http, spec: false };
+  return rebuilt(error, error.message, {
+    code,
+    ...(field !== undefined && { field }),
+    ...(status !== undefined && { http: status }),
+  });
 }
 
 /**
@@ -126,4 +147,8 @@ function asGraphQLError(error: unknown): GraphQLError {
  */
 function isGraphQLError(error: unknown): error is GraphQLError {
   return error instanceof Error && error.name === 'GraphQLError';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null;
 }

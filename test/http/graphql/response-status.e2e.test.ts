@@ -59,3 +59,17 @@ describe('a request whose variables cannot be coerced (no data in the response)'
     },
   );
 });
+
+describe('a body that is not JSON', () => {
+  it('is a 400 with only a code: nothing of the parser’s message, which echoes the body', async () => {
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"query": "{ __typename }", secret-token',
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      errors: [{ message: 'POST body sent invalid JSON.', extensions: { code: 'BAD_REQUEST' } }],
+    });
+  });
+});
