@@ -24,13 +24,33 @@ export const GRAPHQL_LIMITS = Object.freeze({
 });
 
 export function hardeningPlugins(options: { introspection: boolean }): Plugin[] {
+  const { maxTokens, maxDepth, maxAliases, maxDirectives, maxCost } = GRAPHQL_LIMITS;
   const plugins: Plugin[] = [
     // A parse error: the document is never built.
-    maxTokensPlugin({ n: GRAPHQL_LIMITS.maxTokens }),
-    maxDepthPlugin({ n: GRAPHQL_LIMITS.maxDepth, ...asValidationError }),
-    maxAliasesPlugin({ n: GRAPHQL_LIMITS.maxAliases, ...asValidationError }),
-    maxDirectivesPlugin({ n: GRAPHQL_LIMITS.maxDirectives, ...asValidationError }),
-    costLimitPlugin({ maxCost: GRAPHQL_LIMITS.maxCost, ...asValidationError }),
+    maxTokensPlugin({
+      n: maxTokens,
+      onReject: [
+        () => {
+          throw createGraphQLError(`The document has more than ${maxTokens} tokens, the limit.`);
+        },
+      ],
+    }),
+    maxDepthPlugin({
+      n: maxDepth,
+      ...asValidationError((found) => `Query depth ${found} exceeds the limit of ${maxDepth}.`),
+    }),
+    maxAliasesPlugin({
+      n: maxAliases,
+      ...asValidationError((found) => `${found} aliases exceed the limit of ${maxAliases}.`),
+    }),
+    maxDirectivesPlugin({
+      n: maxDirectives,
+      ...asValidationError((found) => `${found} directives exceed the limit of ${maxDirectives}.`),
+    }),
+    costLimitPlugin({
+      maxCost,
+      ...asValidationError((found) => `Query cost ${found} exceeds the limit of ${maxCost}.`),
+    }),
   ];
   if (options.introspection) return plugins;
   // Without introspection, "Did you mean …?" suggestions would still leak the schema.
@@ -39,12 +59,21 @@ export function hardeningPlugins(options: { introspection: boolean }): Plugin[] 
 
 /**
  * Armor throws by default, which skips the other rules and reaches clients without a code; reported
- * like any validation error, a limit gets GRAPHQL_VALIDATION_FAILED and the spec's 400.
+ * like any validation error, a limit gets GRAPHQL_VALIDATION_FAILED and the spec's 400. Armor's own
+ * message starts "Syntax Error:", which these are not: `describe` states the limit instead, given
+ * the amount found (read from armor's message, its only carrier).
  */
-const asValidationError = {
-  propagateOnRejection: false,
-  onReject: [(context: ValidationContext | null, error: GraphQLError) => context?.reportError(error)],
-};
+function asValidationError(describe: (found: string) => string) {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) => {
+        const found = /found (\d+)\.$/.exec(error.message)?.[1] ?? 'more';
+        context?.reportError(createGraphQLError(describe(found)));
+      },
+    ],
+  };
+}
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
 

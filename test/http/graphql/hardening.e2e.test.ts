@@ -21,7 +21,7 @@ describe('query limits (OWASP API4)', () => {
       '{ __type(name: "Pet") { fields { type { ofType { ofType { ofType { ofType { ofType { ofType { name } } } } } } } } } }';
     expect(await rejection(deep)).toEqual([
       {
-        message: `Syntax Error: Query depth limit of ${GRAPHQL_LIMITS.maxDepth} exceeded, found 10.`,
+        message: `Query depth 10 exceeds the limit of ${GRAPHQL_LIMITS.maxDepth}.`,
         code: 'GRAPHQL_VALIDATION_FAILED',
       },
     ]);
@@ -34,7 +34,7 @@ describe('query limits (OWASP API4)', () => {
     ).join(' ');
     expect(await rejection(`{ ${aliases} }`)).toEqual([
       {
-        message: `Syntax Error: Aliases limit of ${GRAPHQL_LIMITS.maxAliases} exceeded, found 16.`,
+        message: `16 aliases exceed the limit of ${GRAPHQL_LIMITS.maxAliases}.`,
         code: 'GRAPHQL_VALIDATION_FAILED',
       },
     ]);
@@ -52,7 +52,7 @@ describe('query limits (OWASP API4)', () => {
     const fields = '__typename '.repeat(GRAPHQL_LIMITS.maxTokens);
     expect(await rejection(`{ ${fields} }`)).toEqual([
       {
-        message: `Syntax Error: Token limit of ${GRAPHQL_LIMITS.maxTokens} exceeded.`,
+        message: `The document has more than ${GRAPHQL_LIMITS.maxTokens} tokens, the limit.`,
         code: 'GRAPHQL_PARSE_FAILED',
       },
     ]);
@@ -64,7 +64,7 @@ describe('query limits (OWASP API4)', () => {
     expect((await server.post(`{ ${page} }`)).body.errors).toBeUndefined();
     expect(await rejection(`{ a: ${page} b: ${page} }`)).toEqual([
       {
-        message: `Syntax Error: Query Cost limit of ${GRAPHQL_LIMITS.maxCost} exceeded, found 6550.`,
+        message: `Query cost 6550 exceeds the limit of ${GRAPHQL_LIMITS.maxCost}.`,
         code: 'GRAPHQL_VALIDATION_FAILED',
       },
     ]);
@@ -77,7 +77,7 @@ describe('query limits (OWASP API4)', () => {
     );
     expect(await rejection(`{ ${fields.join(' ')} }`)).toEqual([
       {
-        message: `Syntax Error: Directives limit of ${GRAPHQL_LIMITS.maxDirectives} exceeded, found 11.`,
+        message: `11 directives exceed the limit of ${GRAPHQL_LIMITS.maxDirectives}.`,
         code: 'GRAPHQL_VALIDATION_FAILED',
       },
     ]);
