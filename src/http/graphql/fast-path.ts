@@ -81,15 +81,43 @@ async function send(
   await reply.send(await response.text());
 }
 
-/** The JSON media type to answer with, or undefined when the client asks for anything subtler. */
+const JSON_TYPES = new Set(['application/graphql-response+json', 'application/json']);
+
+/**
+ * The JSON media type to answer with: the acceptable one ranked first by q-value, then by order
+ * (Apollo Client sends `application/graphql-response+json,application/json;q=0.9`; urql lists
+ * `text/event-stream` and `multipart/mixed` after its JSON types, which a query never needs).
+ * Undefined leaves the request to Yoga: no JSON type acceptable, or a header Yoga would read
+ * differently (it ignores q-values and takes the first JSON type listed), so the answer never
+ * depends on the path taken.
+ */
 function responseMediaType(accept: string | undefined): string | undefined {
   if (accept === undefined || accept === '' || accept === '*/*') return 'application/json';
-  if (accept.includes('q=') || accept.includes('event-stream') || accept.includes('multipart'))
-    return undefined;
-  const first = accept.split(',', 1)[0]!.split(';', 1)[0]!.trim();
-  if (first === 'application/json' || first === '*/*') return 'application/json';
-  if (first === 'application/graphql-response+json') return first;
-  return undefined;
+  let firstListed: string | undefined;
+  let best: string | undefined;
+  let bestQuality = 0;
+  for (const entry of accept.toLowerCase().split(',')) {
+    const [range = '', ...parameters] = entry.split(';').map((part) => part.trim());
+    const type = JSON_TYPES.has(range)
+      ? range
+      : range === '*/*' || range === 'application/*'
+        ? 'application/json'
+        : undefined;
+    if (type === undefined) continue;
+    let quality = 1;
+    let utf8 = true;
+    for (const parameter of parameters) {
+      if (parameter.startsWith('q=')) quality = Number(parameter.slice(2));
+      else if (parameter.startsWith('charset=')) utf8 = parameter === 'charset=utf-8';
+    }
+    if (!utf8) continue; // Yoga skips such an entry too
+    firstListed ??= type;
+    if (quality > bestQuality) {
+      best = type;
+      bestQuality = quality;
+    }
+  }
+  return best === firstListed ? best : undefined;
 }
 
 function parseParams(body: string): GraphQLParams | undefined {

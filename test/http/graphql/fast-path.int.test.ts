@@ -69,6 +69,27 @@ describe('the GraphQL fast path', () => {
     });
   });
 
+  it.each([
+    ['Apollo Client', 'application/graphql-response+json,application/json;q=0.9'],
+    [
+      'urql',
+      'application/graphql-response+json, application/graphql+json, application/json, text/event-stream, multipart/mixed',
+    ],
+    ['a browser', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8'],
+  ])('answers %s’s Accept header itself, with the type Yoga would choose', async (_client, accept) => {
+    const viaYoga = await testApp.app.inject({
+      method: 'GET',
+      url: '/graphql?query={__typename}',
+      headers: { accept },
+    });
+    const fast = await send({ query: '{ __typename }' }, accept);
+    expect(fast).toEqual({
+      status: 200,
+      type: viaYoga.headers['content-type'],
+      body: '{"data":{"__typename":"Query"}}',
+    });
+  });
+
   it('answers a mutation itself', async () => {
     const fast = await send({
       query: 'mutation { createPet(input: { name: "Fast", categoryId: 3 }) { ... on Pet { name } } }',
@@ -91,10 +112,12 @@ describe('the GraphQL fast path', () => {
     ['a subscription', { query: 'subscription { petCreated { id } }' }, undefined],
     ['an event-stream client', { query: '{ __typename }' }, 'text/event-stream'],
     [
-      'weighted media types',
+      'media types whose q-values contradict their order (Yoga ignores q-values)',
       { query: '{ __typename }' },
       'application/json;q=0.5, application/graphql-response+json',
     ],
+    ['no acceptable JSON type', { query: '{ __typename }' }, 'text/html'],
+    ['JSON refused with q=0', { query: '{ __typename }' }, 'application/json;q=0'],
     ['an unknown parameter', { query: '{ __typename }', qeury: 1 }, undefined],
     ['a batch', [{ query: '{ __typename }' }], undefined],
     ['malformed JSON', '{"query":', undefined],
