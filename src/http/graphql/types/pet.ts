@@ -1,8 +1,9 @@
 import type { Pet as PetShape } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
-import { decodeCursor, encodeCursor } from '../cursor.ts';
+import { decodeCursor } from '../cursor.ts';
 import { petCreatedStream } from '../pet-created-stream.ts';
+import { petConnection } from '../pet-page.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
 
@@ -48,16 +49,7 @@ builder.queryFields((t) => ({
           ...(args.after != null && { after: decodeCursor(args.after) }),
         }),
       );
-      const edges = page.pets.map((pet) => ({ cursor: encodeCursor(pet.id), node: pet }));
-      return {
-        edges,
-        pageInfo: {
-          hasNextPage: page.nextAfter !== undefined,
-          hasPreviousPage: false,
-          startCursor: edges[0]?.cursor ?? null,
-          endCursor: edges.at(-1)?.cursor ?? null,
-        },
-      };
+      return petConnection(page);
     },
   }),
 }));
