@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import { isAsyncIterable, processRegularResult } from 'graphql-yoga';
@@ -31,8 +32,12 @@ export function fastPath(yoga: PetStoreYoga) {
     const params = parseParams(body);
     if (params === undefined) return false;
 
-    // Yoga's plugins read the HTTP method from `request` (no mutations over GET); this is a POST.
-    const enveloped = yoga.getEnveloped({ req: request, reply, request: { method: 'POST' }, params });
+    const enveloped = yoga.getEnveloped({
+      req: request,
+      reply,
+      request: new FastPathRequest(request.headers),
+      params,
+    });
     let document;
     try {
       document = enveloped.parse(params.query);
@@ -61,6 +66,33 @@ export function fastPath(yoga: PetStoreYoga) {
     );
     return true;
   };
+}
+
+/**
+ * What Yoga's envelop plugins get as the Fetch `request` on the fast path: the method (Yoga refuses
+ * mutations over GET), and the headers through `get` and `has`. No url, body (already parsed into
+ * `params`) or signal: a plugin that needs one of those must grow this, or the plugin list must
+ * say the fast path declines what it handles (see `yoga.ts`).
+ */
+export class FastPathRequest {
+  readonly method = 'POST';
+  readonly #headers: IncomingHttpHeaders;
+
+  constructor(headers: IncomingHttpHeaders) {
+    this.#headers = headers;
+  }
+
+  /** Built when a plugin reads it: none of ours does. */
+  get headers(): Pick<Headers, 'get' | 'has'> {
+    const headers = this.#headers;
+    return {
+      get: (name) => {
+        const value = headers[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+      has: (name) => headers[name.toLowerCase()] !== undefined,
+    };
+  }
 }
 
 async function send(

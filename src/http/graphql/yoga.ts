@@ -44,6 +44,8 @@ export function createPetStoreYoga(options: YogaOptions) {
       req,
       closing,
     }),
+    // These run on both paths. On the fast path (`fast-path.ts`) a plugin sees the request as a
+    // `FastPathRequest`: its method and headers, no url, body or signal.
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
       useGraphQlJit({}, { onError: () => {}, enableIf: ({ document }) => hasOneOperation(document) }),
