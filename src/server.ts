@@ -1,13 +1,15 @@
 import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { startApplication } from './application/index.ts';
 import { startAuth } from './auth/index.ts';
 import type { Config } from './config.ts';
 import { openEventStore } from './eventstore/index.ts';
-import { startInProcessForwarder } from './forwarding/in-process.ts';
 import { buildApp } from './http/app.ts';
 import { apiKeyGuard } from './http/guard.ts';
+import { ProjectionGroup } from './read-models/runner.ts';
+import { snapshotDirectory } from './read-models/snapshot-file.ts';
 
 export type RunningServer = {
   readonly app: FastifyInstance;
@@ -23,16 +25,25 @@ export async function startServer(
   mkdirSync(config.dataDir, { recursive: true });
   const store = await openEventStore(config, logger.child({ component: 'eventstore' }));
   const started = Date.now();
-  const application = await startApplication({ store, config, logger });
+  // Every read model of the process (pets, API keys) from one subscription: one replay at start-up.
+  const readModels = new ProjectionGroup({
+    store,
+    snapshots: snapshotDirectory(path.join(config.dataDir, 'snapshots')),
+    snapshotEveryEvents: config.snapshotEveryEvents,
+    logger,
+  });
+  const application = await startApplication({ store, config, logger, readModels });
+  const auth = await startAuth({ store, config, logger, readModels });
+  await readModels.start();
   logger.info(
-    { ms: Date.now() - started, checkpoint: application.checkpoint()?.toString() },
-    'read model ready',
+    { ms: Date.now() - started, checkpoint: readModels.checkpoint?.toString() },
+    'read models ready',
   );
-  const auth = await startAuth({ store, config, logger });
   const app = await buildApp({ config, application, guard: apiKeyGuard(auth), logger });
   const url = await app.listen({ port: config.port, host: config.host });
+  // kafkajs is loaded only when forwarding is on.
   const forwarder = config.kafka.inProcessForwarder
-    ? startInProcessForwarder(config, store, logger)
+    ? (await import('./forwarding/in-process.ts')).startInProcessForwarder(config, store, logger)
     : undefined;
 
   let closing: Promise<void> | undefined;
@@ -45,6 +56,7 @@ export async function startServer(
         await app.close();
         await auth.stop();
         await application.stop();
+        await readModels.stop();
         await store.close();
       })();
       return closing;

@@ -1,10 +1,10 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { petListProjection, type PetListState } from '../../projections/pet-list.ts';
+import { petListProjection } from '../../projections/pet-list.ts';
 import type { Config } from '../config.ts';
 import type { Pet } from '../domain/pets.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { ProjectionRunner } from '../read-models/runner.ts';
+import { ProjectionGroup } from '../read-models/runner.ts';
 import { snapshotDirectory } from '../read-models/snapshot-file.ts';
 import { createPetCommand } from './commands/create-pet.ts';
 import { type Clock, systemClock } from './context.ts';
@@ -28,21 +28,33 @@ export type ApplicationOptions = {
   readonly config: Pick<Config, 'dataDir' | 'petIdBlockSize' | 'idempotencyKeyTtlMs' | 'snapshotEveryEvents'>;
   readonly logger: Logger;
   readonly clock?: Clock;
+  /**
+   * The read models of the whole process, fed by one subscription: the pet list joins it, and
+   * whoever made the group starts and stops it. Without one, the application runs its own.
+   */
+  readonly readModels?: ProjectionGroup;
 };
 
-/** Starts the read model (snapshot, then catch-up with the store) and returns the application. */
+/**
+ * The application over the pet-list read model. With its own group, that read model is caught up
+ * (snapshot, then the store) before this resolves; with a shared one, once the group has started.
+ */
 export async function startApplication(options: ApplicationOptions) {
   const { store, config, logger } = options;
   const clock = options.clock ?? systemClock;
-  const runner = new ProjectionRunner<PetListState>({
-    store,
-    projection: petListProjection,
-    snapshots: snapshotDirectory(path.join(config.dataDir, 'snapshots')),
-    snapshotEveryEvents: config.snapshotEveryEvents,
-    logger,
-  });
-  await runner.start();
-  const readModel = petReadModel(runner);
+  const ownGroup =
+    options.readModels === undefined
+      ? new ProjectionGroup({
+          store,
+          snapshots: snapshotDirectory(path.join(config.dataDir, 'snapshots')),
+          snapshotEveryEvents: config.snapshotEveryEvents,
+          logger,
+        })
+      : undefined;
+  const group = options.readModels ?? ownGroup!;
+  const petList = group.add(petListProjection);
+  await ownGroup?.start();
+  const readModel = petReadModel(petList, (position) => group.waitFor(position));
   const ids = new PetIdAllocator(store, config.petIdBlockSize, clock);
 
   return {
@@ -57,13 +69,15 @@ export async function startApplication(options: ApplicationOptions) {
     getPet: getPetQuery(readModel),
     /** Calls `listener` with every pet created from now on, in store order. */
     onPetCreated(listener: (pet: Pet) => void): () => void {
-      return runner.onApplied((event) => {
+      return petList.onApplied((event) => {
         if (event.type === 'PetCreated') listener(readModel.getPet(event.data.id as number)!);
       });
     },
     /** Position up to which this process's read model is current. */
-    checkpoint: () => runner.checkpoint,
-    /** Stops following the store and saves a snapshot; the store stays open. */
-    stop: () => runner.stop(),
+    checkpoint: () => petList.checkpoint,
+    /** Stops its own read models (a shared group is its owner's to stop); the store stays open. */
+    stop: async () => {
+      await ownGroup?.stop();
+    },
   };
 }

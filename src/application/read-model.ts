@@ -1,6 +1,6 @@
 import { pagePets, petListProjection, type PetListState } from '../../projections/pet-list.ts';
 import type { Pet, PetStatus } from '../domain/pets.ts';
-import type { ProjectionRunner } from '../read-models/runner.ts';
+import type { ReadModel } from '../read-models/read-model.ts';
 
 /** What the queries and commands need of the pet-list read model. */
 export type PetReadModel = {
@@ -13,11 +13,14 @@ export type PetReadModel = {
   waitFor(position: bigint): Promise<void>;
 };
 
-export function petReadModel(runner: ProjectionRunner<PetListState>): PetReadModel {
+export function petReadModel(
+  readModel: ReadModel<PetListState>,
+  waitFor: (position: bigint) => Promise<void>,
+): PetReadModel {
   return {
-    getPet: (id) => runner.state.byId.get(id),
-    page: (query) => pagePets(runner.state, query),
-    waitFor: (position) => runner.waitFor(position),
+    getPet: (id) => readModel.state.byId.get(id),
+    page: (query) => pagePets(readModel.state, query),
+    waitFor,
   };
 }
 

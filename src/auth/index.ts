@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { type Clock, systemClock } from '../application/context.ts';
 import type { Config } from '../config.ts';
 import type { EventStore } from '../eventstore/port.ts';
+import type { ProjectionGroup } from '../read-models/runner.ts';
 import type { ApiKey } from './api-keys.ts';
 import { banApiKey } from './key-commands.ts';
 import { KeyRegistry } from './key-registry.ts';
@@ -25,6 +26,8 @@ export type AuthOptions = {
   readonly config: Pick<Config, 'dataDir' | 'redisUrl' | 'rateLimitBanSeconds' | 'snapshotEveryEvents'>;
   readonly logger: Logger;
   readonly clock?: Clock;
+  /** The process's read models, fed by one subscription; the key registry joins it. */
+  readonly readModels?: ProjectionGroup;
 };
 
 /**
@@ -39,6 +42,7 @@ export async function startAuth(options: AuthOptions): Promise<Auth> {
     logger,
     dataDir: config.dataDir,
     snapshotEveryEvents: config.snapshotEveryEvents,
+    ...(options.readModels === undefined ? {} : { readModels: options.readModels }),
   });
   await keys.start();
   const redis = config.redisUrl === undefined ? undefined : connectRateLimitRedis(config.redisUrl, logger);

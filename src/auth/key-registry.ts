@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { apiKeysProjection, type ApiKeysState } from '../../projections/api-keys.ts';
+import type { ReadModel } from '../read-models/read-model.ts';
 import type { EventStore } from '../eventstore/port.ts';
-import { ProjectionRunner } from '../read-models/runner.ts';
+import { ProjectionGroup } from '../read-models/runner.ts';
 import { snapshotDirectory } from '../read-models/snapshot-file.ts';
 import type { ApiKey } from './api-keys.ts';
 import { hashApiKeyBytes, isWellFormedApiKey, sameDigest } from './secrets.ts';
@@ -13,7 +14,10 @@ import { hashApiKeyBytes, isWellFormedApiKey, sameDigest } from './secrets.ts';
  * honoured here within the store's subscription lag, without a restart.
  */
 export class KeyRegistry {
-  readonly #runner: ProjectionRunner<ApiKeysState>;
+  readonly #group: ProjectionGroup;
+  /** Set when this registry runs its own subscription; a shared group is its owner's to run. */
+  readonly #ownGroup: ProjectionGroup | undefined;
+  readonly #readModel: ReadModel<ApiKeysState>;
   /** Decoded digests, so that the per-request comparison allocates nothing. */
   readonly #digests = new WeakMap<ApiKey, Buffer>();
 
@@ -23,28 +27,34 @@ export class KeyRegistry {
     dataDir?: string;
     snapshotEveryEvents?: number;
     retryDelayMs?: number;
+    /** The process's read models, fed by one subscription (src/server.ts). */
+    readModels?: ProjectionGroup;
   }) {
-    this.#runner = new ProjectionRunner({
-      store: options.store,
-      projection: apiKeysProjection,
-      logger: options.logger,
-      ...(options.dataDir === undefined
-        ? {}
-        : {
-            snapshots: snapshotDirectory(path.join(options.dataDir, 'snapshots')),
-            snapshotEveryEvents: options.snapshotEveryEvents,
-          }),
-      ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
-    });
+    this.#ownGroup =
+      options.readModels === undefined
+        ? new ProjectionGroup({
+            store: options.store,
+            logger: options.logger,
+            ...(options.dataDir === undefined
+              ? {}
+              : {
+                  snapshots: snapshotDirectory(path.join(options.dataDir, 'snapshots')),
+                  snapshotEveryEvents: options.snapshotEveryEvents,
+                }),
+            ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),
+          })
+        : undefined;
+    this.#group = options.readModels ?? this.#ownGroup!;
+    this.#readModel = this.#group.add(apiKeysProjection);
   }
 
-  /** Catches up with the store, then follows it. */
-  start(): Promise<void> {
-    return this.#runner.start();
+  /** Catches up with the store, then follows it (nothing to do in a shared group). */
+  async start(): Promise<void> {
+    await this.#ownGroup?.start();
   }
 
-  stop(): Promise<void> {
-    return this.#runner.stop();
+  async stop(): Promise<void> {
+    await this.#ownGroup?.stop();
   }
 
   /**
@@ -55,23 +65,23 @@ export class KeyRegistry {
   authenticate(secret: string): ApiKey | undefined {
     if (!isWellFormedApiKey(secret)) return undefined;
     const digest = hashApiKeyBytes(secret);
-    const key = this.#runner.state.bySecretHash.get(digest.toString('base64url'));
+    const key = this.#readModel.state.bySecretHash.get(digest.toString('base64url'));
     if (key === undefined) return undefined;
     return sameDigest(digest, this.#digestOf(key)) ? key : undefined;
   }
 
   /** The current state of a key (it may have been re-planned or banned since authentication). */
   get(keyId: string): ApiKey | undefined {
-    return this.#runner.state.byId.get(keyId);
+    return this.#readModel.state.byId.get(keyId);
   }
 
   list(): ApiKey[] {
-    return [...this.#runner.state.byId.values()].sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
+    return [...this.#readModel.state.byId.values()].sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
   }
 
   /** Resolves once this registry includes every event up to `position`. */
   waitFor(position: bigint): Promise<void> {
-    return this.#runner.waitFor(position);
+    return this.#group.waitFor(position);
   }
 
   #digestOf(key: ApiKey): Buffer {

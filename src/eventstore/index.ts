@@ -3,7 +3,6 @@ import { pino } from 'pino';
 import type { Config } from '../config.ts';
 import type { KurrentDbLog } from './kurrentdb-mapping.ts';
 import type { EventStore } from './port.ts';
-import { openKurrentDbEventStore } from './kurrentdb.ts';
 import { openSqliteEventStore } from './sqlite.ts';
 
 /**
@@ -16,6 +15,8 @@ export async function openEventStore(
   log?: KurrentDbLog,
 ): Promise<EventStore> {
   if (config.eventStoreUrl !== undefined) {
+    // Loaded only when used: the KurrentDB client (gRPC) adds ~0.4 s to every start-up.
+    const { openKurrentDbEventStore } = await import('./kurrentdb.ts');
     return openKurrentDbEventStore({
       connectionString: config.eventStoreUrl,
       log: log ?? pino({ name: 'eventstore', level: config.logLevel ?? 'info' }),

@@ -1,13 +1,13 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port.ts';
+import { ReadModel } from './read-model.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
-export type ProjectionRunnerOptions<State> = {
+export type ProjectionGroupOptions = {
   readonly store: EventStore;
-  readonly projection: Projection<State>;
   readonly snapshots?: SnapshotStore;
-  /** Save a snapshot after this many events since the last one. */
+  /** Save a read model's snapshot after this many events since its last one. */
   readonly snapshotEveryEvents?: number;
   readonly logger: Logger;
   /** Wait before resubscribing after a subscription failed. */
@@ -17,140 +17,129 @@ export type ProjectionRunnerOptions<State> = {
 type Waiter = { readonly position: bigint; readonly resolve: () => void };
 
 /**
- * Feeds a projection from the store's subscription and owns everything impure around it: the
- * checkpoint, snapshots, rebuilding from position 0 when the projection's version changed, and
- * read-your-writes (`waitFor` resolves once the state includes a position).
+ * Feeds projections from one subscription to the store and owns everything impure around them:
+ * checkpoints, snapshots, rebuilding one from position 0 when its version changed, and
+ * read-your-writes (`waitFor` resolves once every read model includes a position). One
+ * subscription for all: a cold start replays the store once, however many read models there are.
  */
-export class ProjectionRunner<State> {
-  readonly #options: ProjectionRunnerOptions<State>;
-  #state: State;
-  #checkpoint: bigint | undefined;
-  #eventsSinceSnapshot = 0;
+export class ProjectionGroup {
+  readonly #options: ProjectionGroupOptions;
+  readonly #readModels: ReadModel<unknown>[] = [];
+  #position: bigint | undefined;
   #waiters: Waiter[] = [];
   #subscription: Subscription | undefined;
   #loop: Promise<void> | undefined;
   #stopped = false;
-  #snapshotting: Promise<void> | undefined;
-  readonly #listeners = new Set<(event: RecordedEvent) => void>();
 
-  constructor(options: ProjectionRunnerOptions<State>) {
+  constructor(options: ProjectionGroupOptions) {
     this.#options = options;
-    this.#state = options.projection.initialState();
   }
 
-  get state(): State {
-    return this.#state;
+  /** Adds a projection; only before `start()`. */
+  add<State>(projection: Projection<State>): ReadModel<State> {
+    if (this.#loop !== undefined) throw new Error('Add every projection before the group starts.');
+    const readModel = new ReadModel(projection, this.#options.snapshots, this.#options.logger);
+    this.#readModels.push(readModel as ReadModel<unknown>);
+    return readModel;
   }
 
-  get checkpoint(): bigint | undefined {
-    return this.#checkpoint;
-  }
-
-  /** Loads the snapshot (if still valid), catches up with the store, then follows it live. */
+  /** Loads the snapshots still valid, catches every read model up with the store, then follows it. */
   async start(): Promise<void> {
     const head = await this.#options.store.headPosition();
-    await this.#restoreSnapshot(head);
+    await Promise.all(this.#readModels.map((readModel) => readModel.restore(head)));
+    // From the oldest checkpoint: each read model skips what it already includes.
+    const checkpoints = this.#readModels.map((readModel) => readModel.checkpoint);
+    this.#position =
+      checkpoints.length === 0 || checkpoints.includes(undefined)
+        ? undefined
+        : checkpoints.reduce((min, c) => (c! < min! ? c : min));
     this.#loop = this.#follow();
     if (head !== undefined) await this.waitFor(head);
   }
 
-  /** Calls `listener` with each event after the state includes it; returns the unsubscription. */
-  onApplied(listener: (event: RecordedEvent) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  /** Resolves once the read model includes every event up to `position`. */
+  /** Resolves once every read model includes every event up to `position`. */
   waitFor(position: bigint): Promise<void> {
-    if (this.#checkpoint !== undefined && this.#checkpoint >= position) return Promise.resolve();
+    if (this.#position !== undefined && this.#position >= position) return Promise.resolve();
     return new Promise((resolve) => this.#waiters.push({ position, resolve }));
   }
 
+  /** Position up to which every read model is current. */
+  get checkpoint(): bigint | undefined {
+    return this.#position;
+  }
+
+  /** Stops following the store and saves every snapshot; the store stays open. */
   async stop(): Promise<void> {
     this.#stopped = true;
     await this.#subscription?.close();
     await this.#loop;
-    await this.#snapshotting;
-    await this.#saveSnapshot();
-  }
-
-  async #restoreSnapshot(head: bigint | undefined): Promise<void> {
-    const { projection, snapshots, logger } = this.#options;
-    const snapshot = await snapshots?.load(projection.name);
-    if (snapshot === undefined) return;
-    const checkpoint = BigInt(snapshot.checkpoint);
-    if (snapshot.version !== projection.version) {
-      logger.info(
-        { projection: projection.name, from: snapshot.version, to: projection.version },
-        'projection version changed: rebuilding from position 0',
-      );
-      return;
-    }
-    if (head === undefined || checkpoint > head) {
-      logger.warn(
-        { projection: projection.name },
-        'snapshot is ahead of the event store: rebuilding from position 0',
-      );
-      return;
-    }
-    this.#state = projection.fromSnapshot(snapshot.state);
-    this.#checkpoint = checkpoint;
+    await Promise.all(this.#readModels.map((readModel) => readModel.saveSnapshot()));
   }
 
   async #follow(): Promise<void> {
+    const { store, logger, snapshotEveryEvents, retryDelayMs } = this.#options;
     while (!this.#stopped) {
       try {
-        this.#subscription = this.#options.store.subscribeToAll(
-          this.#checkpoint === undefined ? {} : { after: this.#checkpoint },
+        this.#subscription = store.subscribeToAll(
+          this.#position === undefined ? {} : { after: this.#position },
         );
-        const { projection } = this.#options;
         for await (const batch of this.#subscription.batches()) {
-          for (const event of batch) {
-            this.#state = projection.evolve(this.#state, event);
-            if (this.#listeners.size > 0) for (const listener of this.#listeners) listener(event);
-          }
-          this.#advance(batch[batch.length - 1]!.position, batch.length);
+          for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);
+          this.#advance(batch[batch.length - 1]!.position);
         }
       } catch (error) {
         if (this.#stopped) return;
-        this.#options.logger.error(
-          { err: error, projection: this.#options.projection.name },
-          'subscription failed: resubscribing from the checkpoint',
-        );
-        await new Promise((resolve) => setTimeout(resolve, this.#options.retryDelayMs ?? 1000));
+        logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
+        await new Promise((resolve) => setTimeout(resolve, retryDelayMs ?? 1000));
       }
     }
   }
 
-  #advance(position: bigint, events: number): void {
-    this.#checkpoint = position;
-    if (this.#waiters.length > 0) {
-      const ready = this.#waiters.filter((w) => w.position <= position);
-      if (ready.length > 0) {
-        this.#waiters = this.#waiters.filter((w) => w.position > position);
-        for (const waiter of ready) waiter.resolve();
-      }
-    }
-    this.#eventsSinceSnapshot += events;
-    const every = this.#options.snapshotEveryEvents;
-    if (every !== undefined && this.#eventsSinceSnapshot >= every && this.#snapshotting === undefined) {
-      this.#snapshotting = this.#saveSnapshot().finally(() => (this.#snapshotting = undefined));
-    }
+  #advance(position: bigint): void {
+    this.#position = position;
+    if (this.#waiters.length === 0) return;
+    const ready = this.#waiters.filter((w) => w.position <= position);
+    if (ready.length === 0) return;
+    this.#waiters = this.#waiters.filter((w) => w.position > position);
+    for (const waiter of ready) waiter.resolve();
+  }
+}
+
+export type ProjectionRunnerOptions<State> = ProjectionGroupOptions & {
+  readonly projection: Projection<State>;
+};
+
+/** A group of one: a single projection with its own subscription. */
+export class ProjectionRunner<State> {
+  readonly #group: ProjectionGroup;
+  readonly #readModel: ReadModel<State>;
+
+  constructor(options: ProjectionRunnerOptions<State>) {
+    this.#group = new ProjectionGroup(options);
+    this.#readModel = this.#group.add(options.projection);
   }
 
-  async #saveSnapshot(): Promise<void> {
-    const { projection, snapshots, logger } = this.#options;
-    if (snapshots === undefined || this.#checkpoint === undefined || this.#eventsSinceSnapshot === 0) return;
-    this.#eventsSinceSnapshot = 0;
-    try {
-      await snapshots.save({
-        projection: projection.name,
-        version: projection.version,
-        checkpoint: this.#checkpoint.toString(),
-        state: projection.toSnapshot(this.#state),
-      });
-    } catch (error) {
-      logger.error({ err: error, projection: projection.name }, 'could not save the snapshot');
-    }
+  get state(): State {
+    return this.#readModel.state;
+  }
+
+  get checkpoint(): bigint | undefined {
+    return this.#readModel.checkpoint;
+  }
+
+  start(): Promise<void> {
+    return this.#group.start();
+  }
+
+  onApplied(listener: (event: RecordedEvent) => void): () => void {
+    return this.#readModel.onApplied(listener);
+  }
+
+  waitFor(position: bigint): Promise<void> {
+    return this.#group.waitFor(position);
+  }
+
+  stop(): Promise<void> {
+    return this.#group.stop();
   }
 }

@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore } from '../../src/eventstore/port.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
-import { ProjectionRunner } from '../../src/read-models/runner.ts';
+import { ProjectionGroup, ProjectionRunner } from '../../src/read-models/runner.ts';
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -139,5 +139,74 @@ describe('ProjectionRunner', () => {
       ['B', 2],
     ]);
     await r.stop();
+  });
+});
+
+describe('ProjectionGroup', () => {
+  function countingSubscriptions(): { store: EventStore; count: () => number } {
+    let subscriptions = 0;
+    const counted: EventStore = {
+      appendToStream: (...args) => store.appendToStream(...args),
+      readStream: (...args) => store.readStream(...args),
+      readAll: (...args) => store.readAll(...args),
+      headPosition: () => store.headPosition(),
+      close: () => store.close(),
+      subscribeToAll: (options) => {
+        subscriptions += 1;
+        return store.subscribeToAll(options);
+      },
+    };
+    return { store: counted, count: () => subscriptions };
+  }
+
+  function named(name: string, version: number) {
+    return { ...countingProjection(version), name };
+  }
+
+  it('feeds every read model from one subscription', async () => {
+    await append('A', 'B');
+    const counted = countingSubscriptions();
+    const group = new ProjectionGroup({ store: counted.store, logger });
+    const first = group.add(named('first', 1));
+    const second = group.add(named('second', 1));
+    await group.start();
+    await group.waitFor(await append('C'));
+    expect([first.state.seen, second.state.seen, counted.count()]).toEqual([
+      ['A', 'B', 'C'],
+      ['A', 'B', 'C'],
+      1,
+    ]);
+    await group.stop();
+  });
+
+  it('rebuilds only the read model whose version changed; the other goes on from its snapshot', async () => {
+    await append('A', 'B');
+    const before = new ProjectionGroup({ store, snapshots, logger });
+    before.add(named('kept', 1));
+    before.add(named('changed', 1));
+    await before.start();
+    await before.stop();
+    await snapshots.save({
+      projection: 'kept',
+      version: 1,
+      checkpoint: String(await store.headPosition()),
+      state: { count: 40, seen: ['from snapshot'] },
+    });
+    await append('C');
+
+    const after = new ProjectionGroup({ store, snapshots, logger });
+    const kept = after.add(named('kept', 1));
+    const changed = after.add(named('changed', 2));
+    await after.start();
+    expect(kept.state).toEqual({ count: 41, seen: ['from snapshot', 'C'] });
+    expect(changed.state).toEqual({ count: 3, seen: ['A', 'B', 'C'] });
+    await after.stop();
+  });
+
+  it('refuses a projection added after it started', async () => {
+    const group = new ProjectionGroup({ store, logger });
+    await group.start();
+    expect(() => group.add(named('late', 1))).toThrow('Add every projection before the group starts.');
+    await group.stop();
   });
 });
