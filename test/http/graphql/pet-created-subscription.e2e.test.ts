@@ -71,4 +71,33 @@ describe('Subscription.petCreated over server-sent events', () => {
     });
     expect(events).toEqual([{ data: { petCreated: expect.objectContaining(after) } }]);
   });
+
+  it('unsubscribes from the application when the client disconnects', async () => {
+    const { application } = server.testApp;
+    const original = application.onPetCreated;
+    let listeners = 0;
+    application.onPetCreated = (listener) => {
+      listeners++;
+      const unsubscribe = original(listener);
+      return () => {
+        listeners--;
+        unsubscribe();
+      };
+    };
+    try {
+      const client = new AbortController();
+      const response = await fetch(server.endpoint, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+        body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+        signal: client.signal,
+      });
+      await response.body!.getReader().read(); // the first ping: the subscription is live
+      expect(listeners).toBe(1);
+      client.abort();
+      await expect.poll(() => listeners, { timeout: 2000 }).toBe(0);
+    } finally {
+      application.onPetCreated = original;
+    }
+  });
 });

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../../auth/guarded-app.ts';
+
+/** Requests that reached Yoga's full handler, in every Yoga the app builds. */
+let fullHandlerCalls = 0;
+vi.mock('../../../src/http/graphql/yoga.ts', async (original) => {
+  const actual = await original<typeof import('../../../src/http/graphql/yoga.ts')>();
+  return {
+    ...actual,
+    createPetStoreYoga: (options: Parameters<typeof actual.createPetStoreYoga>[0]) =>
+      // Yoga is itself a Proxy, on which vi.spyOn cannot replace a method.
+      new Proxy(actual.createPetStoreYoga(options), {
+        get(yoga, property) {
+          const value: unknown = Reflect.get(yoga, property);
+          if (property !== 'handleNodeRequestAndResponse' || typeof value !== 'function') return value;
+          return (...args: unknown[]) => {
+            fullHandlerCalls++;
+            return value.apply(yoga, args);
+          };
+        },
+      }),
+  };
+});
+
+let service: GuardedApp;
+let authorization: string;
+beforeAll(async () => {
+  service = await startGuardedApp({ clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)) });
+  authorization = `Bearer ${(await service.issueKey({ plan: 'free' })).secret}`;
+});
+afterAll(() => service.close());
+
+/** How many requests reached Yoga's full handler while `send` ran, and the response. */
+async function countFullHandlerCalls(send: () => Promise<{ statusCode: number; body: string }>) {
+  const before = fullHandlerCalls;
+  const response = await send();
+  return { calls: fullHandlerCalls - before, status: response.statusCode, body: response.body };
+}
+
+const post = (accept?: string) => () =>
+  service.app.inject({
+    method: 'POST',
+    url: '/graphql',
+    headers: { 'content-type': 'application/json', authorization, ...(accept && { accept }) },
+    payload: JSON.stringify({ query: '{ pets(first: 1) { pageInfo { hasNextPage } } }' }),
+  });
+
+const EMPTY_PAGE = '{"data":{"pets":{"pageInfo":{"hasNextPage":false}}}}';
+
+describe('the fast path inside the real app, behind the real guard', () => {
+  it.each([
+    ['no Accept header', undefined],
+    ['Apollo Client’s Accept header', 'application/graphql-response+json,application/json;q=0.9'],
+  ])('answers a plain POST query with %s without Yoga’s full handler', async (_case, accept) => {
+    expect(await countFullHandlerCalls(post(accept))).toEqual({ calls: 0, status: 200, body: EMPTY_PAGE });
+  });
+
+  it('leaves a GET to Yoga’s full handler (the spy sees it)', async () => {
+    const query = encodeURIComponent('{ pets(first: 1) { pageInfo { hasNextPage } } }');
+    const get = () =>
+      service.app.inject({ method: 'GET', url: `/graphql?query=${query}`, headers: { authorization } });
+    expect(await countFullHandlerCalls(get)).toEqual({ calls: 1, status: 200, body: EMPTY_PAGE });
+  });
+});
