@@ -48,7 +48,15 @@ export function createPetStoreYoga(options: YogaOptions) {
     // `FastPathRequest`: its method and headers, no url, body or signal.
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
-      useGraphQlJit({}, { onError: () => {}, enableIf: ({ document }) => hasOneOperation(document) }),
+      useGraphQlJit(
+        {},
+        {
+          // The operation still runs, on graphql-js; a document graphql-jit cannot compile is worth a look.
+          onError: (failure) =>
+            options.logger.warn({ errors: failure.errors }, 'graphql-jit could not compile a document'),
+          enableIf: ({ document }) => hasOneOperation(document),
+        },
+      ),
       useErrorTranslation(),
     ],
   });

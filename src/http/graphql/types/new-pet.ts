@@ -1,3 +1,4 @@
+import { PET_NAME_MAX_LENGTH } from '../../../domain/pets.ts';
 import { ValidationError } from '../../../errors.ts';
 import { builder } from '../builder.ts';
 import { Pet } from './pet.ts';
@@ -7,8 +8,12 @@ import { SafeInt } from './safe-int.ts';
 export const NewPet = builder.inputType('NewPet', {
   description: 'A pet to add. The same rules as the REST body: see ValidationError for what can fail.',
   fields: (t) => ({
-    name: t.string({ required: true, description: 'Not blank, at most 100 characters.' }),
-    categoryId: t.field({ type: SafeInt, required: true, description: 'A positive integer up to 2^53-1.' }),
+    name: t.string({ required: true, description: `Not blank, at most ${PET_NAME_MAX_LENGTH} characters.` }),
+    categoryId: t.field({
+      type: SafeInt,
+      required: true,
+      description: 'A positive integer; SafeInt bounds it above.',
+    }),
     status: t.field({ type: PetStatus, description: 'Absent: the pet has no status.' }),
   }),
 });

@@ -1,4 +1,9 @@
-import type { Pet as PetShape } from '../../../domain/pets.ts';
+import {
+  LIST_LIMIT_DEFAULT,
+  LIST_LIMIT_MAX,
+  LIST_LIMIT_MIN,
+} from '../../../application/queries/list-pets.ts';
+import { MAX_PET_ID, type Pet as PetShape } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
@@ -10,7 +15,7 @@ import { SafeInt } from './safe-int.ts';
 export const Pet = builder.objectRef<PetShape>('Pet').implement({
   description: 'An animal offered in the store.',
   fields: (t) => ({
-    id: t.expose('id', { type: SafeInt, description: 'Assigned by the service; at most 2^53-1.' }),
+    id: t.expose('id', { type: SafeInt, description: `Assigned by the service; at most ${MAX_PET_ID}.` }),
     name: t.exposeString('name'),
     categoryId: t.expose('categoryId', { type: SafeInt }),
     status: t.field({ type: PetStatus, nullable: true, resolve: (pet) => pet.status ?? null }),
@@ -34,7 +39,8 @@ builder.queryFields((t) => ({
   pets: t.field({
     type: PetConnection,
     description:
-      'Pets in ascending id order, a page at a time: the REST list rules (first is 1 to 100, default 20). ' +
+      'Pets in ascending id order, a page at a time: the REST list rules ' +
+      `(first is ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}). ` +
       'Pass pageInfo.endCursor as after for the next page; only forward paging is offered.',
     args: {
       first: t.arg.int(),
