@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
+import { requiredTool } from '../support/required-tool.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -11,19 +12,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
  * the process). strace can: it records, in order, every fsync and every response the server
  * writes, so each 201 must come after an fsync that followed the previous 201.
  */
-function hasStrace(): boolean {
-  try {
-    execFileSync('strace', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const available = hasStrace();
-if (!available && process.env.CI === 'true')
-  throw new Error('strace is missing: .ci/install-services.sh installs it');
-if (!available) console.warn('fsync test skipped: strace is not installed (apt-get install strace)');
+const available = requiredTool('strace', ['-V'], 'apt-get install strace');
 
 const temp = makeTempDir();
 let server: ServerProcess | undefined;

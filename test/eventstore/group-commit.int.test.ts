@@ -2,25 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { requiredTool } from '../support/required-tool.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
  * Group commit, observed from outside: strace counts the fsyncs of a process that appends a burst
  * of concurrent events. Grouping is what lets one fsync acknowledge many writes.
  */
-function hasStrace(): boolean {
-  try {
-    execFileSync('strace', ['-V'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const available = hasStrace();
-if (!available && process.env.CI === 'true')
-  throw new Error('strace is missing: .ci/install-services.sh installs it');
-if (!available) console.warn('group-commit test skipped: strace is not installed (apt-get install strace)');
+const available = requiredTool('strace', ['-V'], 'apt-get install strace');
 
 const temp = makeTempDir();
 afterAll(() => temp.remove());

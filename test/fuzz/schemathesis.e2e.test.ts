@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
+import { requiredTool } from '../support/required-tool.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -11,20 +12,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
  */
 const HERE = import.meta.dirname;
 
-function hasSchemathesis(): boolean {
-  try {
-    execFileSync('schemathesis', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const available = hasSchemathesis();
-if (!available && process.env.CI === 'true') {
-  throw new Error('schemathesis is missing: .ci/install-services.sh installs it from PyPI');
-}
-if (!available) console.warn('Schemathesis fuzzing skipped: pip install schemathesis');
+const available = requiredTool('schemathesis', ['--version'], 'pip install schemathesis');
 
 const temp = makeTempDir();
 let server: ServerProcess;

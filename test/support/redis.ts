@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { makeTempDir } from './temp-dir.ts';
+import { freePort } from './free-port.ts';
 
 /**
  * A real Redis for tests: by default a `redis-server` process (Debian's package, installed by
@@ -83,17 +83,6 @@ async function killChild(child: ChildProcess, signal: NodeJS.Signals): Promise<v
   const exited = once(child, 'exit');
   child.kill(signal);
   await exited;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
-    });
-  });
 }
 
 async function startRedisContainer(): Promise<RedisServer> {
