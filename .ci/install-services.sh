@@ -23,4 +23,4 @@ fi
 command -v strace >/dev/null || apt_install strace
 
 # Schemathesis, for the generated tests of test/fuzz (REST from OpenAPI, GraphQL from the SDL).
-command -v schemathesis >/dev/null || python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5'
+python3 -c 'import schemathesis' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5'

@@ -12,7 +12,9 @@ import { makeTempDir } from '../support/temp-dir.ts';
  */
 const HERE = import.meta.dirname;
 
-const available = requiredTool('schemathesis', ['--version'], 'pip install schemathesis');
+// Run as a module, so that no console-script shim on the PATH is needed (pyenv, user installs).
+const SCHEMATHESIS = ['-m', 'schemathesis.cli'];
+const available = requiredTool('python3', [...SCHEMATHESIS, '--version'], 'pip install schemathesis');
 
 const temp = makeTempDir();
 let server: ServerProcess;
@@ -31,8 +33,16 @@ afterAll(async () => {
 
 function schemathesis(...args: string[]): { status: number | null; output: string } {
   const result = spawnSync(
-    'schemathesis',
-    ['--config-file', 'schemathesis.toml', 'run', ...args, '-H', `Authorization: Bearer ${key}`],
+    'python3',
+    [
+      ...SCHEMATHESIS,
+      '--config-file',
+      'schemathesis.toml',
+      'run',
+      ...args,
+      '-H',
+      `Authorization: Bearer ${key}`,
+    ],
     {
       cwd: HERE,
       env: { ...process.env, SCHEMATHESIS_HOOKS: 'petstore_hooks', PYTHONPATH: HERE, NO_COLOR: '1' },
