@@ -7,6 +7,7 @@ import {
   type GuardedApp,
   startGuardedApp,
 } from '../auth/guarded-app.ts';
+import { openApiDocument, openApiMismatches } from '../support/openapi.ts';
 
 const START = Date.UTC(2030, 0, 15, 10, 0, 5);
 const MINUTE_END = Date.UTC(2030, 0, 15, 10, 1, 0) / 1000;
@@ -57,6 +58,17 @@ describe('authentication', () => {
     expect(response.headers['www-authenticate']).toBe(
       'Bearer realm="petstore", error="invalid_token", error_description="The API key is malformed, unknown or revoked"',
     );
+  });
+
+  it('answers 401 with the body and the codes schema/openapi.json documents', async () => {
+    const unauthorized = openApiDocument.components.responses.Unauthorized.description;
+    const errorCodes = openApiDocument.components.schemas.Error.properties.code.description;
+    for (const response of [await get('/v1/pets/1'), await get('/v1/pets/1', 'not-a-key')]) {
+      expect(openApiMismatches('GET', '/pets/{petId}', response)).toEqual([]);
+      const { code } = response.json();
+      expect(unauthorized).toContain(`\`${code}\``);
+      expect(errorCodes).toContain(` ${code},`);
+    }
   });
 
   it('answers a malformed key with 401 invalid_api_key', async () => {
