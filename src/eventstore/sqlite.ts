@@ -36,7 +36,8 @@ export type SqliteEventStoreOptions = {
 
 type PendingAppend = {
   readonly streamName: string;
-  readonly events: readonly NewEvent[];
+  /** Type, data and metadata, serialised before the append joins a group. */
+  readonly events: ReadonlyArray<readonly [type: string, data: string, metadata: string]>;
   readonly expectedRevision: ExpectedRevision;
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
@@ -122,10 +123,20 @@ class SqliteEventStore implements EventStore {
   ): Promise<AppendResult> {
     if (this.#closed) return Promise.reject(new Error('The event store is closed.'));
     if (events.length === 0) return Promise.reject(new Error('appendToStream needs at least one event.'));
+    // Serialised here, so that an event that cannot be (a BigInt, a cycle) fails its own append
+    // and never the group it would have joined.
+    let rows: PendingAppend['events'];
+    try {
+      rows = events.map(
+        (event) => [event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)] as const,
+      );
+    } catch (error) {
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       this.#queue.push({
         streamName,
-        events,
+        events: rows,
         expectedRevision: options.expectedRevision ?? 'any',
         resolve,
         reject,
@@ -137,9 +148,14 @@ class SqliteEventStore implements EventStore {
     });
   }
 
-  /** Commits every queued append in one transaction: one fsync for the whole group. */
+  /**
+   * Commits every queued append in one transaction: one fsync for the whole group. A failed
+   * expected-revision check rejects only its own append; an error of SQLite itself (disk full, I/O)
+   * rolls the whole group back and rejects every append in it, none of them acknowledged.
+   */
   #flush(): void {
     this.#flushScheduled = false;
+    if (this.#closed || this.#queue.length === 0) return; // close() flushed what was queued
     const batch = this.#queue;
     this.#queue = [];
     const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
@@ -166,15 +182,11 @@ class SqliteEventStore implements EventStore {
     if (conflict) return { ok: false, error: conflict };
     let revision = current === 'no_stream' ? -1 : Number(current);
     let position = 0;
-    for (const event of append.events) {
+    for (const [type, data, metadata] of append.events) {
       revision += 1;
-      const [inserted] = this.#insert.get(
-        append.streamName,
-        revision,
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-      ) as unknown as [number];
+      const [inserted] = this.#insert.get(append.streamName, revision, type, data, metadata) as unknown as [
+        number,
+      ];
       position = inserted;
     }
     return { ok: true, result: { nextExpectedRevision: BigInt(revision), position: BigInt(position) } };

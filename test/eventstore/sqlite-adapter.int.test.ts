@@ -1,0 +1,57 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EventStore, NewEvent } from '../../src/eventstore/port.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** Behaviour of the embedded adapter beyond the port's contract: group commit and closing. */
+let temp: ReturnType<typeof makeTempDir>;
+let file: string;
+beforeEach(() => {
+  temp = makeTempDir();
+  file = path.join(temp.dir, 'events.sqlite');
+});
+afterEach(() => temp.remove());
+
+function event(data: Record<string, unknown> = {}): NewEvent {
+  return {
+    type: 'Tested',
+    data,
+    metadata: {
+      eventId: randomUUID(),
+      occurredAt: '2026-01-01T00:00:00.000Z',
+      correlationId: 'c',
+      schemaVersion: 1,
+    },
+  };
+}
+
+async function reopened(): Promise<EventStore> {
+  return openSqliteEventStore({ file });
+}
+
+describe('embedded store', () => {
+  it('commits an append still queued when it is closed, and does not fail afterwards', async () => {
+    const store = openSqliteEventStore({ file });
+    const appended = store.appendToStream('s', [event()]);
+    await store.close();
+    await expect(appended).resolves.toMatchObject({ nextExpectedRevision: 0n });
+    await new Promise((resolve) => setImmediate(resolve)); // the flush it had scheduled runs now
+    const again = await reopened();
+    expect(await again.readStream('s')).toHaveLength(1);
+    await again.close();
+  });
+
+  it('fails only the append whose event cannot be serialised, not the group it would have joined', async () => {
+    const store = openSqliteEventStore({ file });
+    const results = await Promise.allSettled([
+      store.appendToStream('good-1', [event()]),
+      store.appendToStream('bad', [event({ amount: 10n })]),
+      store.appendToStream('good-2', [event()]),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await store.readStream('bad')).toEqual([]);
+    await store.close();
+  });
+});
