@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { banApiKey } from '../../src/auth/key-commands.ts';
 import {
@@ -158,6 +158,33 @@ describe('rate-limit headers', () => {
     clock.advance(60_000);
     const response = await get('/v1/pets', secret);
     expect(rateHeaders(response)).toEqual({ limit: '12', remaining: '3', reset: String(DAY_END) });
+  });
+});
+
+describe('the deprecated GET /v1/pets/{petId}', () => {
+  const deprecationHeaders = (response: { headers: Record<string, unknown> }) => ({
+    deprecation: response.headers.deprecation,
+    sunset: response.headers.sunset,
+    link: response.headers.link,
+  });
+  const DEPRECATION_HEADERS = {
+    deprecation: '@1795305600',
+    sunset: 'Thu, 05 Dec 2030 00:00:00 GMT',
+    link: '</v1/pets>; rel="successor-version"',
+  };
+
+  it('carries the deprecation headers on a 401 from the guard', async () => {
+    const response = await get('/v1/pets/1');
+    expect(response.statusCode).toBe(401);
+    expect(deprecationHeaders(response)).toEqual(DEPRECATION_HEADERS);
+  });
+
+  it('carries the deprecation headers on a 429 from the guard', async () => {
+    const { secret } = await service.issueKey({ plan: 'free' });
+    for (let i = 0; i < 60; i++) await get('/v1/pets', secret);
+    const response = await get(`/v1/pets/${randomInt(1, 1_000_000)}`, secret);
+    expect(response.statusCode).toBe(429);
+    expect(deprecationHeaders(response)).toEqual(DEPRECATION_HEADERS);
   });
 });
 

@@ -42,8 +42,10 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     '/pets/:petId',
     {
       schema: { response: { 200: petResponseSchema } },
-      onRequest: async (_request, reply) => {
+      // onSend, not onRequest: the guard's onRequest runs first, and its 401 and 429 need them too.
+      onSend: (_request, reply, payload, done) => {
         reply.headers(GET_PET_DEPRECATION_HEADERS);
+        done(null, payload);
       },
     },
     async (request) => application.getPet(petIdParam((request.params as { petId: string }).petId)),
