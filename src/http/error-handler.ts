@@ -45,9 +45,6 @@ export function errorHandler(
 function translateClientError(error: FastifyError): AppError | undefined {
   const known = error.code === undefined ? undefined : FRAMEWORK_CODES[error.code];
   if (known !== undefined) return new AppError(known[0], known[1], clientMessage(error, known[1]));
-  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON') {
-    return new AppError('invalid_json', 400, 'The request body is not valid JSON.');
-  }
   const status = error.statusCode;
   if (status !== undefined && status >= 400 && status < 500)
     return new AppError('bad_request', status, error.message);

@@ -47,4 +47,17 @@ describe('errorHandler', () => {
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ requestId: expect.any(String) });
   });
+
+  it('treats a SyntaxError thrown by a handler as a logged 500, not as invalid JSON from the client', async () => {
+    const { app, logged } = await appThrowing(new SyntaxError('Unexpected token } in a stored snapshot'));
+    const response = await app.inject({ method: 'GET', url: '/boom' });
+    expect(response.statusCode).toBe(500);
+    expect(response.json()).toEqual({
+      code: 'internal_error',
+      message: 'The server failed to handle the request. It has been logged.',
+      status: 500,
+    });
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ err: expect.any(SyntaxError), requestId: expect.any(String) });
+  });
 });
