@@ -10,6 +10,7 @@ import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
 import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
+import { refuseWhileShuttingDown } from './shutting-down.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'>;
@@ -31,7 +32,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(trustProxy),
-    return503OnClosing: true,
+    // Our own 503 instead, with the Error body and X-Request-Id: see shutting-down.ts.
+    return503OnClosing: false,
     requestIdHeader: false,
     genReqId: (request) => {
       const given = request.headers['x-request-id'];
@@ -54,6 +56,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('X-Request-Id', request.id);
     done();
   });
+  refuseWhileShuttingDown(app);
 
   await app.register(deps.guard);
   await app.register(openApiRoute);

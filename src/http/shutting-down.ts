@@ -1,0 +1,28 @@
+import type { FastifyInstance } from 'fastify';
+import { AppError } from '../errors.ts';
+import { sendError } from './error-handler.ts';
+
+export class ShuttingDownError extends AppError {
+  constructor() {
+    super('shutting_down', 503, 'The server is shutting down; retry the request.');
+  }
+}
+
+/**
+ * From the moment `close()` starts, answers every request with 503 and the spec's Error body.
+ * Fastify's own `return503OnClosing` answers before any hook, with a body of its own and no
+ * X-Request-Id; a request on a keep-alive connection can still arrive while the server drains.
+ * Add it after the X-Request-Id hook and before the guard: a refused request costs no quota.
+ */
+export function refuseWhileShuttingDown(app: FastifyInstance): void {
+  let shuttingDown = false;
+  app.addHook('preClose', (done) => {
+    shuttingDown = true;
+    done();
+  });
+  // Callback style: on every request, an async hook would cost a promise for nothing.
+  app.addHook('onRequest', (_request, reply, done) => {
+    if (!shuttingDown) return done();
+    sendError(reply, new ShuttingDownError());
+  });
+}
