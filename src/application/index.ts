@@ -54,7 +54,7 @@ export async function startApplication(options: ApplicationOptions) {
   const group = options.readModels ?? ownGroup!;
   const petList = group.add(petListProjection);
   await ownGroup?.start();
-  const readModel = petReadModel(petList, (position) => group.waitFor(position));
+  const readModel = petReadModel(petList, (position) => readYourWrites(group.waitFor(position), logger));
   const ids = new PetIdAllocator(store, config.petIdBlockSize, clock);
 
   return {
@@ -80,4 +80,27 @@ export async function startApplication(options: ApplicationOptions) {
       await ownGroup?.stop();
     },
   };
+}
+
+/**
+ * How long a write waits for this process's read model before it answers anyway. The event is
+ * durable either way; past this the client may not read its write at once (the read model is
+ * stalled or stopping, which is logged), but it never waits forever for its 201.
+ */
+const READ_YOUR_WRITES_TIMEOUT_MS = 5_000;
+
+async function readYourWrites(applied: Promise<void>, logger: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<'timed out'>((resolve) => {
+    timer = setTimeout(() => resolve('timed out'), READ_YOUR_WRITES_TIMEOUT_MS);
+  });
+  try {
+    if ((await Promise.race([applied, timedOut])) === 'timed out') {
+      logger.warn('the read model did not reach a write in time: answering without read-your-writes');
+    }
+  } catch (error) {
+    logger.warn({ err: error }, 'the read models stopped before a write reached them');
+  } finally {
+    clearTimeout(timer);
+  }
 }

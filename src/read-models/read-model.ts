@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { RecordedEvent } from '../eventstore/port.ts';
-import type { SnapshotStore } from './snapshot-file.ts';
+import { isSnapshot, type SnapshotStore } from './snapshot-file.ts';
 
 /**
  * One projection's read model inside a ProjectionGroup: its state, the position it includes,
@@ -15,6 +15,9 @@ export class ReadModel<State> {
   #state: State;
   #checkpoint: bigint | undefined;
   #eventsSinceSnapshot = 0;
+  /** The last event applied, and the id of the event at the checkpoint, for the next snapshot. */
+  #lastEvent: RecordedEvent | undefined;
+  #checkpointEventId: string | undefined;
   #snapshotting: Promise<void> | undefined;
 
   constructor(projection: Projection<State>, snapshots: SnapshotStore | undefined, logger: Logger) {
@@ -40,47 +43,72 @@ export class ReadModel<State> {
   }
 
   /**
-   * Starts from the snapshot when it is still valid: same projection version, and not ahead of
-   * the store (a store replaced under it). Otherwise the read model is rebuilt from position 0.
+   * Starts from the snapshot when it is still valid: same projection version, and made from this
+   * very store (the event at its checkpoint has the id it recorded). Otherwise, or when the file is
+   * damaged, the read model is rebuilt from position 0.
    */
-  async restore(head: bigint | undefined): Promise<void> {
-    const snapshot = await this.#snapshots?.load(this.projection.name);
-    if (snapshot === undefined) return;
+  async restore(eventIdAt: (position: bigint) => Promise<string | undefined>): Promise<void> {
     const { name, version } = this.projection;
+    const snapshot = await this.#snapshots?.load(name);
+    if (snapshot === undefined) return;
+    const rebuild = (why: string) =>
+      this.#logger.warn({ projection: name, why }, 'rebuilding the read model from position 0');
+    if (!isSnapshot(snapshot)) return rebuild('the snapshot file is damaged');
+    if (snapshot.version !== version) return rebuild(`projection version ${snapshot.version} -> ${version}`);
     const checkpoint = BigInt(snapshot.checkpoint);
-    if (snapshot.version !== version) {
-      this.#logger.info(
-        { projection: name, from: snapshot.version, to: version },
-        'projection version changed: rebuilding from position 0',
-      );
-      return;
+    if ((await eventIdAt(checkpoint)) !== snapshot.checkpointEventId) {
+      return rebuild('the snapshot was not made from this event store');
     }
-    if (head === undefined || checkpoint > head) {
-      this.#logger.warn(
-        { projection: name },
-        'snapshot is ahead of the event store: rebuilding from position 0',
-      );
-      return;
+    try {
+      this.#state = this.projection.fromSnapshot(snapshot.state);
+      this.#checkpoint = checkpoint;
+      this.#lastEvent = undefined;
+      this.#checkpointEventId = snapshot.checkpointEventId;
+    } catch (error) {
+      this.#state = this.projection.initialState();
+      rebuild(`the snapshot state is unreadable: ${String(error)}`);
     }
-    this.#state = this.projection.fromSnapshot(snapshot.state);
-    this.#checkpoint = checkpoint;
   }
 
-  /** Folds in the events of a batch it does not include yet. */
+  /**
+   * Folds in the events of a batch it does not include yet. An event `evolve` throws on is logged
+   * and passed over, and so is a listener's error: one bad event must not stop every read model
+   * (and every write waiting for them) of the process.
+   */
   apply(batch: readonly RecordedEvent[], snapshotEveryEvents: number | undefined): void {
-    const last = batch[batch.length - 1]!.position;
-    if (this.#checkpoint !== undefined && last <= this.#checkpoint) return;
-    let applied = 0;
+    if (this.#checkpoint !== undefined && batch[batch.length - 1]!.position <= this.#checkpoint) return;
     for (const event of batch) {
       if (this.#checkpoint !== undefined && event.position <= this.#checkpoint) continue;
-      this.#state = this.projection.evolve(this.#state, event);
-      applied += 1;
-      if (this.#listeners.size > 0) for (const listener of this.#listeners) listener(event);
+      try {
+        this.#state = this.projection.evolve(this.#state, event);
+      } catch (error) {
+        this.#logger.error(
+          {
+            err: error,
+            projection: this.projection.name,
+            position: String(event.position),
+            type: event.type,
+          },
+          'projection failed on an event: passed over',
+        );
+      }
+      this.#checkpoint = event.position;
+      this.#lastEvent = event;
+      this.#eventsSinceSnapshot += 1;
+      if (this.#listeners.size > 0) this.#notify(event);
     }
-    this.#checkpoint = last;
-    this.#eventsSinceSnapshot += applied;
     if (snapshotEveryEvents !== undefined && this.#eventsSinceSnapshot >= snapshotEveryEvents) {
       this.#snapshotting ??= this.saveSnapshot().finally(() => (this.#snapshotting = undefined));
+    }
+  }
+
+  #notify(event: RecordedEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event);
+      } catch (error) {
+        this.#logger.error({ err: error, projection: this.projection.name }, 'a read-model listener failed');
+      }
     }
   }
 
@@ -91,10 +119,14 @@ export class ReadModel<State> {
     this.#eventsSinceSnapshot = 0;
     const { name, version } = this.projection;
     try {
+      // The metadata of one event, parsed here rather than for every event applied.
+      this.#checkpointEventId = this.#lastEvent?.metadata.eventId ?? this.#checkpointEventId;
+      if (this.#checkpointEventId === undefined) return;
       await this.#snapshots.save({
         projection: name,
         version,
         checkpoint: this.#checkpoint.toString(),
+        checkpointEventId: this.#checkpointEventId,
         state: this.projection.toSnapshot(this.#state),
       });
     } catch (error) {

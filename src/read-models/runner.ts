@@ -14,7 +14,11 @@ export type ProjectionGroupOptions = {
   readonly retryDelayMs?: number;
 };
 
-type Waiter = { readonly position: bigint; readonly resolve: () => void };
+type Waiter = {
+  readonly position: bigint;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+};
 
 /**
  * Feeds projections from one subscription to the store and owns everything impure around them:
@@ -46,7 +50,8 @@ export class ProjectionGroup {
   /** Loads the snapshots still valid, catches every read model up with the store, then follows it. */
   async start(): Promise<void> {
     const head = await this.#options.store.headPosition();
-    await Promise.all(this.#readModels.map((readModel) => readModel.restore(head)));
+    const eventIdAt = (position: bigint) => this.#eventIdAt(position);
+    await Promise.all(this.#readModels.map((readModel) => readModel.restore(eventIdAt)));
     // From the oldest checkpoint: each read model skips what it already includes.
     const checkpoints = this.#readModels.map((readModel) => readModel.checkpoint);
     this.#position =
@@ -57,10 +62,18 @@ export class ProjectionGroup {
     if (head !== undefined) await this.waitFor(head);
   }
 
-  /** Resolves once every read model includes every event up to `position`. */
+  /** Resolves once every read model includes every event up to `position`; rejects if the group stops first. */
   waitFor(position: bigint): Promise<void> {
     if (this.#position !== undefined && this.#position >= position) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ position, resolve }));
+    if (this.#stopped) return Promise.reject(new Error('The read models have stopped.'));
+    return new Promise((resolve, reject) => this.#waiters.push({ position, resolve, reject }));
+  }
+
+  async #eventIdAt(position: bigint): Promise<string | undefined> {
+    for await (const event of this.#options.store.readAll({ after: position - 1n, maxCount: 1 })) {
+      return event.position === position ? event.metadata.eventId : undefined;
+    }
+    return undefined;
   }
 
   /** Position up to which every read model is current. */
@@ -73,6 +86,8 @@ export class ProjectionGroup {
     this.#stopped = true;
     await this.#subscription?.close();
     await this.#loop;
+    for (const waiter of this.#waiters) waiter.reject(new Error('The read models have stopped.'));
+    this.#waiters = [];
     await Promise.all(this.#readModels.map((readModel) => readModel.saveSnapshot()));
   }
 
@@ -90,6 +105,7 @@ export class ProjectionGroup {
       } catch (error) {
         if (this.#stopped) return;
         logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
+        await this.#subscription?.close().catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs ?? 1000));
       }
     }

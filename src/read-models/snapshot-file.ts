@@ -7,8 +7,27 @@ export type Snapshot = {
   readonly version: number;
   /** Decimal string: positions are bigint. */
   readonly checkpoint: string;
+  /**
+   * Id of the event at `checkpoint`: a snapshot is only valid for the store that holds that very
+   * event there (not for a store replaced under it, or another store at the same path).
+   */
+  readonly checkpointEventId: string;
   readonly state: unknown;
 };
+
+/** Whether a parsed file has a snapshot's shape (a damaged or foreign file means a rebuild). */
+export function isSnapshot(value: unknown): value is Snapshot {
+  if (typeof value !== 'object' || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return (
+    typeof v.projection === 'string' &&
+    typeof v.version === 'number' &&
+    typeof v.checkpoint === 'string' &&
+    /^\d+$/.test(v.checkpoint) &&
+    typeof v.checkpointEventId === 'string' &&
+    'state' in v
+  );
+}
 
 export type SnapshotStore = {
   load(projection: string): Promise<Snapshot | undefined>;

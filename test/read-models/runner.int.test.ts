@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -48,6 +49,12 @@ async function append(...types: string[]): Promise<bigint> {
     position = (await store.appendToStream(`s-${randomUUID()}`, [{ type, data: {}, metadata }])).position;
   }
   return position;
+}
+
+async function eventIdAt(position: bigint): Promise<string> {
+  for await (const event of store.readAll({ after: position - 1n, maxCount: 1 }))
+    return event.metadata.eventId;
+  throw new Error(`no event at ${position}`);
 }
 
 function runner(version: number, options: { snapshotEveryEvents?: number } = {}) {
@@ -106,6 +113,7 @@ describe('ProjectionRunner', () => {
       projection: 'counting',
       version: 1,
       checkpoint: '2',
+      checkpointEventId: await eventIdAt(2n),
       state: { count: 99, seen: ['stale'] },
     });
     const r = runner(2);
@@ -114,12 +122,13 @@ describe('ProjectionRunner', () => {
     await r.stop();
   });
 
-  it('rebuilds when the snapshot is ahead of the store (a store replaced under it)', async () => {
+  it('rebuilds when the snapshot was not made from this store (one replaced under it)', async () => {
     await append('A');
     await snapshots.save({
       projection: 'counting',
       version: 1,
       checkpoint: '500',
+      checkpointEventId: 'an event of another store',
       state: { count: 99, seen: [] },
     });
     const r = runner(1);
@@ -190,6 +199,7 @@ describe('ProjectionGroup', () => {
       projection: 'kept',
       version: 1,
       checkpoint: String(await store.headPosition()),
+      checkpointEventId: await eventIdAt((await store.headPosition())!),
       state: { count: 40, seen: ['from snapshot'] },
     });
     await append('C');
@@ -208,5 +218,58 @@ describe('ProjectionGroup', () => {
     await group.start();
     expect(() => group.add(named('late', 1))).toThrow('Add every projection before the group starts.');
     await group.stop();
+  });
+});
+
+describe('read models that meet trouble', () => {
+  const throwingOn = (type: string): Projection<{ count: number; seen: string[] }> => ({
+    ...countingProjection(1),
+    evolve: (state, event) => {
+      if (event.type === type) throw new Error(`cannot fold ${type}`);
+      return { count: state.count + 1, seen: [...state.seen, event.type] };
+    },
+  });
+
+  it('passes over an event its projection throws on, and goes on with the next ones', async () => {
+    const group = new ProjectionGroup({ store, logger });
+    const readModel = group.add(throwingOn('Poison'));
+    await group.start();
+    await group.waitFor(await append('A', 'Poison', 'B'));
+    expect(readModel.state.seen).toEqual(['A', 'B']);
+    await group.stop();
+  });
+
+  it('keeps applying events when a listener throws', async () => {
+    const group = new ProjectionGroup({ store, logger });
+    const readModel = group.add(countingProjection(1));
+    readModel.onApplied(() => {
+      throw new Error('listener bug');
+    });
+    await group.start();
+    await group.waitFor(await append('A', 'B'));
+    expect(readModel.state.count).toBe(2);
+    await group.stop();
+  });
+
+  it('rejects a wait still pending when the group stops', async () => {
+    const group = new ProjectionGroup({ store, logger });
+    group.add(countingProjection(1));
+    await group.start();
+    const pending = group.waitFor(10_000n);
+    await group.stop();
+    await expect(pending).rejects.toThrow('The read models have stopped.');
+  });
+
+  it('rebuilds from position 0 when the snapshot file is damaged', async () => {
+    await append('A');
+    mkdirSync(path.join(temp.dir, 'snapshots'), { recursive: true });
+    writeFileSync(
+      path.join(temp.dir, 'snapshots', 'counting.snapshot.json'),
+      '{"projection":"counting","version":1}',
+    );
+    const r = runner(1);
+    await r.start();
+    expect(r.state).toEqual({ count: 1, seen: ['A'] });
+    await r.stop();
   });
 });
