@@ -11,6 +11,11 @@ export type PetListState = {
   readonly idsByStatus: Record<PetStatus, number[]>;
 };
 
+const STATUS_INDEX = Object.fromEntries(PET_STATUSES.map((status, i) => [status, i])) as Record<
+  PetStatus,
+  number
+>;
+
 /** Columnar, so that a million pets serialise and parse quickly. Status is an index into PET_STATUSES, or -1. */
 type PetListSnapshot = { ids: number[]; names: string[]; categoryIds: number[]; statuses: number[] };
 
@@ -24,13 +29,20 @@ export const petListProjection: Projection<PetListState> = {
     return state;
   },
   toSnapshot(state: PetListState): PetListSnapshot {
-    const snapshot: PetListSnapshot = { ids: [], names: [], categoryIds: [], statuses: [] };
-    for (const id of state.ids) {
-      const pet = state.byId.get(id)!;
-      snapshot.ids.push(pet.id);
-      snapshot.names.push(pet.name);
-      snapshot.categoryIds.push(pet.categoryId);
-      snapshot.statuses.push(pet.status === undefined ? -1 : PET_STATUSES.indexOf(pet.status));
+    // Preallocated columns in id order: this runs on the event loop, so every millisecond counts.
+    const count = state.ids.length;
+    const snapshot: PetListSnapshot = {
+      ids: new Array<number>(count),
+      names: new Array<string>(count),
+      categoryIds: new Array<number>(count),
+      statuses: new Array<number>(count),
+    };
+    for (let i = 0; i < count; i++) {
+      const pet = state.byId.get(state.ids[i]!)!;
+      snapshot.ids[i] = pet.id;
+      snapshot.names[i] = pet.name;
+      snapshot.categoryIds[i] = pet.categoryId;
+      snapshot.statuses[i] = pet.status === undefined ? -1 : STATUS_INDEX[pet.status];
     }
     return snapshot;
   },
