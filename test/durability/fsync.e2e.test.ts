@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe.runIf(available)('durability on disk', () => {
-  it('fsyncs before every 201 it sends', async () => {
+  it('writes the event and fsyncs it before every 201 it sends', async () => {
     const trace = path.join(temp.dir, 'strace.txt');
     const key = createApiKey({ PETSTORE_DATA_DIR: path.join(temp.dir, 'data') });
     server = await startServerProcess(
@@ -33,7 +33,7 @@ describe.runIf(available)('durability on disk', () => {
           '-f',
           '-qq',
           '-e',
-          'trace=fsync,fdatasync,write,writev',
+          'trace=fsync,fdatasync,pwrite64,write,writev',
           '-e',
           'signal=none',
           '-s',
@@ -56,14 +56,28 @@ describe.runIf(available)('durability on disk', () => {
     execFileSync('pkill', ['-KILL', '-P', String(server.child.pid)]);
     await exited;
 
+    // In order: SQLite's WAL writes (pwrite64), fsyncs, and the 201s sent.
     const events = readFileSync(trace, 'utf8')
       .split('\n')
       .map((line) =>
-        /\b(fsync|fdatasync)\(/.test(line) ? 'sync' : line.includes('HTTP/1.1 201') ? '201' : undefined,
+        /\b(fsync|fdatasync)\(/.test(line)
+          ? 'sync'
+          : /\bpwrite64\(/.test(line)
+            ? 'write'
+            : line.includes('HTTP/1.1 201')
+              ? '201'
+              : undefined,
       )
       .filter((event) => event !== undefined);
-    const unsynced = events.filter((event, i) => event === '201' && (i === 0 || events[i - 1] !== 'sync'));
-    expect(events.filter((e) => e === '201')).toHaveLength(20);
+    // Each 201 must follow a write that was then fsynced, all since the previous 201: a server that
+    // answered first and synced after would leave its last write unsynced when the 201 goes out.
+    const answered = events.flatMap((event, i) => (event === '201' ? [i] : []));
+    const unsynced = answered.filter((at, k) => {
+      const since = events.slice(k === 0 ? 0 : answered[k - 1]! + 1, at);
+      const lastWrite = since.lastIndexOf('write');
+      return lastWrite === -1 || !since.slice(lastWrite).includes('sync');
+    });
+    expect(answered).toHaveLength(20);
     expect(unsynced).toEqual([]);
   });
 });
