@@ -1,9 +1,8 @@
-import { type FSWatcher, mkdirSync, watch } from 'node:fs';
+import { type FSWatcher, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import {
   type AppendResult,
-  type EventMetadata,
   type EventStore,
   type ExpectedRevision,
   type NewEvent,
@@ -14,6 +13,8 @@ import {
   WrongExpectedRevisionError,
 } from './port.ts';
 import { liveSubscription } from './live-subscription.ts';
+import { type Row, toRecordedEvent } from './sqlite-recorded-event.ts';
+import { watchWal } from './wal-watch.ts';
 
 /**
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so a commit
@@ -42,8 +43,6 @@ type PendingAppend = {
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
 };
-
-type Row = [position: number, stream: string, revision: number, type: string, data: string, metadata: string];
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS events (
@@ -277,20 +276,6 @@ class SqliteEventStore implements EventStore {
   }
 }
 
-/** Calls `onChange` when the WAL file changes: every commit, this process's or another's, writes it. */
-function watchWal(file: string, onChange: () => void): FSWatcher | undefined {
-  const wal = `${path.basename(file)}-wal`;
-  try {
-    const watcher = watch(path.dirname(file), { persistent: false }, (_event, name) => {
-      if (name === wal) onChange();
-    });
-    watcher.on('error', () => watcher.close()); // the poll still finds new events
-    return watcher;
-  } catch {
-    return undefined; // no watching on this file system: the poll finds new events
-  }
-}
-
 export function checkExpectedRevision(
   streamName: string,
   expected: ExpectedRevision,
@@ -302,37 +287,4 @@ export function checkExpectedRevision(
     (expected === 'stream_exists' && current !== 'no_stream') ||
     (typeof expected === 'bigint' && current === expected);
   return holds ? undefined : new WrongExpectedRevisionError(streamName, expected, current);
-}
-
-/** Metadata is parsed on first use: projections replaying millions of events rarely need it. */
-class SqliteRecordedEvent implements RecordedEvent {
-  readonly position: bigint;
-  readonly streamName: string;
-  readonly revision: bigint;
-  readonly type: string;
-  readonly data: Readonly<Record<string, unknown>>;
-  readonly #rawMetadata: string;
-  #metadata: EventMetadata | undefined;
-
-  constructor(row: Row) {
-    this.position = BigInt(row[0]);
-    this.streamName = row[1];
-    this.revision = BigInt(row[2]);
-    this.type = row[3];
-    this.data = JSON.parse(row[4]) as Record<string, unknown>;
-    this.#rawMetadata = row[5];
-  }
-
-  get metadata(): EventMetadata {
-    this.#metadata ??= JSON.parse(this.#rawMetadata) as EventMetadata;
-    return this.#metadata;
-  }
-
-  toJSON(): object {
-    return { ...this, metadata: this.metadata };
-  }
-}
-
-function toRecordedEvent(row: Row): RecordedEvent {
-  return new SqliteRecordedEvent(row);
 }

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '../../errors.ts';
 import type { PetReadModel } from '../read-model.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
+const LARGEST_PET_ID = BigInt(MAX_PET_ID);
 
 /**
  * Gets one pet. Any int64 of at least 1 is a well-formed id; ids above 2^53−1 are never assigned,
@@ -14,7 +15,7 @@ export function getPetQuery(readModel: PetReadModel) {
     if (wide === undefined || wide < 1n || wide > INT64_MAX) {
       throw new ValidationError(`petId must be an integer from 1 to ${INT64_MAX}.`, 'petId');
     }
-    const pet = wide <= BigInt(MAX_PET_ID) ? readModel.getPet(Number(wide)) : undefined;
+    const pet = wide <= LARGEST_PET_ID ? readModel.getPet(Number(wide)) : undefined;
     if (pet === undefined) throw new NotFoundError(`No pet has the id ${wide}.`);
     return pet;
   };
