@@ -241,7 +241,7 @@ class SqliteEventStore implements EventStore {
   /**
    * The WAL file changed: this process's commit, or another's. `PRAGMA data_version` changes only
    * when another connection committed, but the file event comes before that commit is visible, so
-   * look a few times over the next ~60 ms; past that, the poll interval takes over.
+   * look a few times over the next ~250 ms (a slow fsync delays it); past that, the poll interval takes over.
    */
   #onWalChange(): void {
     if (this.#checkingForOthers || this.#closed) return;
@@ -258,7 +258,7 @@ class SqliteEventStore implements EventStore {
       for (const notify of this.#listeners) notify();
       return;
     }
-    if (attempt === 6) {
+    if (attempt === 8) {
       this.#checkingForOthers = false;
       return;
     }
