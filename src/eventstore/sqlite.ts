@@ -59,9 +59,10 @@ const SCHEMA = `
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   mkdirSync(path.dirname(options.file), { recursive: true });
   const db = new DatabaseSync(options.file);
+  // First, so that a process opening the file while another sets it up waits instead of failing.
+  db.exec('PRAGMA busy_timeout = 10000');
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = FULL');
-  db.exec('PRAGMA busy_timeout = 10000');
   db.exec(SCHEMA);
   return new SqliteEventStore(
     db,

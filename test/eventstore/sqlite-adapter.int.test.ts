@@ -55,3 +55,23 @@ describe('embedded store', () => {
     await store.close();
   });
 });
+
+describe('embedded store opened by several processes at once', () => {
+  it('lets every process open a new store file at the same moment', async () => {
+    const { spawn } = await import('node:child_process');
+    const script = path.resolve(import.meta.dirname, '../support/append-burst.ts');
+    const exits = await Promise.all(
+      Array.from(
+        { length: 6 },
+        () =>
+          new Promise<number | null>((resolve) =>
+            spawn(process.execPath, [script, file, '5'], { stdio: 'ignore' }).on('exit', resolve),
+          ),
+      ),
+    );
+    expect(exits).toEqual([0, 0, 0, 0, 0, 0]);
+    const store = await reopened();
+    expect(await store.readStream('warm-up')).toHaveLength(6);
+    await store.close();
+  });
+});
