@@ -1,5 +1,4 @@
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
 import { startApplication } from './application/index.ts';
@@ -9,7 +8,7 @@ import { openEventStore } from './eventstore/index.ts';
 import { buildApp } from './http/app.ts';
 import { apiKeyGuard } from './http/guard.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
-import { snapshotDirectory } from './read-models/snapshot-file.ts';
+import { dataDirSnapshots } from './read-models/snapshot-file.ts';
 
 export type RunningServer = {
   readonly app: FastifyInstance;
@@ -28,7 +27,7 @@ export async function startServer(
   // Every read model of the process (pets, API keys) from one subscription: one replay at start-up.
   const readModels = new ProjectionGroup({
     store,
-    snapshots: snapshotDirectory(path.join(config.dataDir, 'snapshots')),
+    snapshots: dataDirSnapshots(config.dataDir),
     snapshotEveryEvents: config.snapshotEveryEvents,
     logger,
   });

@@ -1,11 +1,10 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { petListProjection } from '../../projections/pet-list.ts';
 import type { Config } from '../config.ts';
 import type { Pet } from '../domain/pets.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
-import { snapshotDirectory } from '../read-models/snapshot-file.ts';
+import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { createPetCommand } from './commands/create-pet.ts';
 import { type Clock, systemClock } from './context.ts';
 import { PetIdAllocator } from './pet-id-allocator.ts';
@@ -46,7 +45,7 @@ export async function startApplication(options: ApplicationOptions) {
     options.readModels === undefined
       ? new ProjectionGroup({
           store,
-          snapshots: snapshotDirectory(path.join(config.dataDir, 'snapshots')),
+          snapshots: dataDirSnapshots(config.dataDir),
           snapshotEveryEvents: config.snapshotEveryEvents,
           logger,
         })

@@ -1,10 +1,9 @@
-import path from 'node:path';
 import type { Logger } from 'pino';
 import { apiKeysProjection, type ApiKeysState } from '../../projections/api-keys.ts';
 import type { ReadModel } from '../read-models/read-model.ts';
 import type { EventStore } from '../eventstore/port.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
-import { snapshotDirectory } from '../read-models/snapshot-file.ts';
+import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import type { ApiKey } from './api-keys.ts';
 import { hashApiKeyBytes, isWellFormedApiKey, sameDigest } from './secrets.ts';
 
@@ -38,7 +37,7 @@ export class KeyRegistry {
             ...(options.dataDir === undefined
               ? {}
               : {
-                  snapshots: snapshotDirectory(path.join(options.dataDir, 'snapshots')),
+                  snapshots: dataDirSnapshots(options.dataDir),
                   snapshotEveryEvents: options.snapshotEveryEvents,
                 }),
             ...(options.retryDelayMs === undefined ? {} : { retryDelayMs: options.retryDelayMs }),

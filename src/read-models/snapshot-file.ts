@@ -56,3 +56,8 @@ export function snapshotDirectory(dir: string): SnapshotStore {
     },
   };
 }
+
+/** Where a service keeps its read-model snapshots: `snapshots/` in its data directory. */
+export function dataDirSnapshots(dataDir: string): SnapshotStore {
+  return snapshotDirectory(path.join(dataDir, 'snapshots'));
+}
