@@ -1,4 +1,5 @@
 import type { HttpRun } from './http.ts';
+import type { LagFigures } from './lag.ts';
 import type { Machine } from './machine.ts';
 import type { StoreRun } from './store.ts';
 
@@ -79,8 +80,8 @@ export function httpTable(run: HttpRun): string {
   return table(header, rows);
 }
 
-export function lagTable(run: HttpRun): string {
-  const { samples, p50Ms, p99Ms, maxMs } = run.lag;
+export function lagTable(lag: LagFigures): string {
+  const { samples, p50Ms, p99Ms, maxMs } = lag;
   return table(
     ['Figure', 'p50', 'p99', 'max'],
     [
@@ -160,7 +161,8 @@ export function report(
     if (http.graphqlMissing !== undefined) notes.push(`- GraphQL scenario not run: ${http.graphqlMissing}`);
   }
   const tables = [
-    ...(http === undefined ? [] : [httpTable(http), '', lagTable(http), '']),
+    ...(http === undefined ? [] : [httpTable(http), '']),
+    ...(http?.lag === undefined ? [] : [lagTable(http.lag), '']),
     ...(store === undefined ? [] : [storeTable(store), '']),
   ];
   return [`## ${info.date} · ${info.commit} · ${info.mode}`, '', ...notes, '', ...tables].join('\n');

@@ -10,7 +10,7 @@ import { ROOT } from './servers.ts';
 import { runStoreBenchmark } from './store.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store]`: the pet store over HTTP next to a bare Fastify
+ * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store] [-- --scenario <name part>]`: the pet store over HTTP next to a bare Fastify
  * baseline measured in the same run, then the store-side figures. Prints Markdown tables and, in
  * full mode, appends them to BENCHMARKS.md. Quick mode (seconds, 10k events) only proves that the
  * benchmark still works; its figures are not worth comparing.
@@ -22,6 +22,8 @@ const { values } = parseArgs({
     'no-append': { type: 'boolean', default: false },
     /** Run one half only while working on it; such runs are never appended. */
     only: { type: 'string' },
+    /** Only the HTTP scenarios whose name contains this (implies --only http, never appended). */
+    scenario: { type: 'string' },
   },
 });
 
@@ -50,9 +52,12 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
 const machine = describeAndPinMachine();
-const only = values.only;
+const only = values.scenario === undefined ? values.only : 'http';
 if (only !== undefined && only !== 'http' && only !== 'store') throw new Error('--only takes http or store');
-const http = only === 'store' ? undefined : await runHttpBenchmark(machine, { ...settings, log });
+const http =
+  only === 'store'
+    ? undefined
+    : await runHttpBenchmark(machine, { ...settings, scenario: values.scenario, log });
 const store =
   only === 'http' ? undefined : await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log });
 

@@ -1,3 +1,4 @@
+import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { addressGroup } from './address-group.ts';
 import type { ApiKey } from './api-keys.ts';
 import type { Limits } from './plans.ts';
@@ -26,15 +27,15 @@ export class RateLimiter {
   }
 
   /** Counts `points` requests against the key's plan (GraphQL batching is off: one request is one operation). */
-  limitKey(key: ApiKey, nowMs: number, points = 1): Promise<RateStatus> {
+  limitKey(key: ApiKey, nowMs: number, points = 1): MaybePromise<RateStatus> {
     return count(this.#keys, key.keyId, key.limits, nowMs, points);
   }
 
-  limitAnonymous(address: string, nowMs: number): Promise<RateStatus> {
+  limitAnonymous(address: string, nowMs: number): MaybePromise<RateStatus> {
     return count(this.#anonymous, addressGroup(address), ANONYMOUS_LIMITS, nowMs, 1);
   }
 
-  limitPublic(address: string, nowMs: number): Promise<RateStatus> {
+  limitPublic(address: string, nowMs: number): MaybePromise<RateStatus> {
     return count(this.#public, addressGroup(address), ANONYMOUS_LIMITS, nowMs, 1);
   }
 }
@@ -45,21 +46,36 @@ function windows(store: CounterStore, name: string): Windows {
 
 /**
  * Counts in both windows at once (with Redis, the two calls overlap instead of following each
- * other). A request the minute window refuses is then taken back from the day, so that it does not
- * use up the day.
+ * other; in memory, both answer at once and so does this). A request the minute window refuses is
+ * then taken back from the day, so that it does not use up the day.
  */
-async function count(
+function count(
   windows: Windows,
   subject: string,
   limits: Limits,
   nowMs: number,
   points: number,
-): Promise<RateStatus> {
-  const [minute, day] = await Promise.all([
-    windows.minute.consume(subject, nowMs, points),
-    windows.day.consume(subject, nowMs, points),
-  ]);
+): MaybePromise<RateStatus> {
+  const minute = windows.minute.consume(subject, nowMs, points);
+  const day = windows.day.consume(subject, nowMs, points);
+  if (typeof minute === 'number' && typeof day === 'number')
+    return decide(windows, subject, limits, nowMs, points, minute, day);
+  return Promise.all([minute, day]).then(([minuteCount, dayCount]) =>
+    decide(windows, subject, limits, nowMs, points, minuteCount, dayCount),
+  );
+}
+
+function decide(
+  windows: Windows,
+  subject: string,
+  limits: Limits,
+  nowMs: number,
+  points: number,
+  minute: number,
+  day: number,
+): MaybePromise<RateStatus> {
   if (minute <= limits.perMinute) return decideRate(nowMs, limits, minute, day);
-  await windows.day.refund(subject, nowMs, points);
-  return decideRate(nowMs, limits, minute, undefined);
+  return andThen(windows.day.refund(subject, nowMs, points), () =>
+    decideRate(nowMs, limits, minute, undefined),
+  );
 }

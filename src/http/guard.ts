@@ -1,6 +1,13 @@
-import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import type {
+  FastifyPluginAsync,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+  onRequestHookHandler,
+} from 'fastify';
 import fp from 'fastify-plugin';
 import type { Clock } from '../application/context.ts';
+import { andThen, type MaybePromise } from '../maybe-promise.ts';
 import { type ApiKey, isBanned } from '../auth/api-keys.ts';
 import { BannedError, InvalidApiKeyError, MissingApiKeyError, RateLimitedError } from '../auth/errors.ts';
 import { crossesBanThreshold, type RateStatus, secondsUntil } from '../auth/rate-decision.ts';
@@ -53,30 +60,44 @@ export type ApiKeyGuardDependencies = {
 export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   const { keys, limiter, clock } = deps;
 
-  async function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number) {
+  // Every step below is synchronous while the counters are in memory, and only then asynchronous
+  // when they are in Redis: on the embedded default, a request passes the guard without a promise.
+
+  function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number) {
     if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
-    const status = await limiter.limitKey(key, nowMs);
-    setRateHeaders(reply, status);
-    if (status.allowed) return;
-    if (crossesBanThreshold(status)) {
-      const bannedKey = await deps.banKey(key, request.id);
-      if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) throw banned(reply, bannedKey, nowMs);
-    }
+    return andThen(limiter.limitKey(key, nowMs), (status): MaybePromise<void> => {
+      setRateHeaders(reply, status);
+      if (status.allowed) return;
+      if (crossesBanThreshold(status)) return ban(request, reply, key, nowMs, status);
+      throw new RateLimitedError(status.retryAfter);
+    });
+  }
+
+  async function ban(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKey,
+    nowMs: number,
+    status: RateStatus,
+  ): Promise<void> {
+    const bannedKey = await deps.banKey(key, request.id);
+    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) throw banned(reply, bannedKey, nowMs);
     throw new RateLimitedError(status.retryAfter);
   }
 
-  async function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {
-    const status = await limiter.limitAnonymous(address, nowMs);
-    setRateHeaders(reply, status);
-    if (status.allowed) throw error;
-    throw new RateLimitedError(status.retryAfter);
+  function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {
+    return andThen(limiter.limitAnonymous(address, nowMs), (status): never => {
+      setRateHeaders(reply, status);
+      if (status.allowed) throw error;
+      throw new RateLimitedError(status.retryAfter);
+    });
   }
 
   /**
    * Every request but the public routes'. `address` is the client's, when `request.ip` cannot tell
-   * it (a request refused before routing).
+   * it (a request refused before routing). Throws, or rejects, with the guard's 401, 403 or 429.
    */
-  async function guardKeyed(request: FastifyRequest, reply: FastifyReply, address?: string): Promise<void> {
+  function guardKeyed(request: FastifyRequest, reply: FastifyReply, address?: string): MaybePromise<void> {
     const nowMs = clock.nowMs();
     const secret = bearerToken(request.headers.authorization);
     if (secret === undefined)
@@ -87,32 +108,50 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     request.apiKey = key;
     return limitKey(request, reply, key, nowMs);
   }
-  const keyedHook = (request: FastifyRequest, reply: FastifyReply) => guardKeyed(request, reply);
+  const keyedHook: onRequestHookHandler = (request, reply, done) =>
+    settle(() => guardKeyed(request, reply), done);
 
-  async function guardPublic(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const status = await limiter.limitPublic(request.ip, clock.nowMs());
-    setRateHeaders(reply, status);
-    if (!status.allowed) throw new RateLimitedError(status.retryAfter);
-  }
+  const publicHook: onRequestHookHandler = (request, reply, done) =>
+    settle(
+      () =>
+        andThen(limiter.limitPublic(request.ip, clock.nowMs()), (status) => {
+          setRateHeaders(reply, status);
+          if (!status.allowed) throw new RateLimitedError(status.retryAfter);
+        }),
+      done,
+    );
 
   return fp(
     async (app) => {
       app.decorateRequest('apiKey', null);
-      app.decorate('guardUnrouted', guardKeyed);
+      app.decorate('guardUnrouted', async (request, reply, address) => guardKeyed(request, reply, address));
       // Public or not is decided once per route, here, rather than on every request.
       app.addHook('onRoute', (route) => {
         if (route.config?.probe === true) return; // orchestrators' health checks: never keyed nor limited
-        const hook = route.config?.public === true ? guardPublic : keyedHook;
+        const hook = route.config?.public === true ? publicHook : keyedHook;
         route.onRequest = route.onRequest === undefined ? [hook] : [hook, ...[route.onRequest].flat()];
       });
       // The 404 handler is no route, so it gets no route hook: guard it here.
       app.addHook('onRequest', (request, reply, done) => {
         if (!request.is404) return done();
-        keyedHook(request, reply).then(() => done(), done);
+        keyedHook.call(app, request, reply, done);
       });
     },
     { name: 'guard' },
   );
+}
+
+/** Runs a callback-style hook's work, which may finish at once or later, and reports to `done` once. */
+function settle(work: () => MaybePromise<void>, done: HookHandlerDoneFunction): void {
+  let outcome: MaybePromise<void>;
+  try {
+    outcome = work();
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  if (outcome instanceof Promise) outcome.then(() => done(), done);
+  else done();
 }
 
 /** The token of `Authorization: Bearer <token>` (scheme case-insensitive), '' when empty, undefined when none. */

@@ -3,7 +3,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { expect, it } from 'vitest';
 import type { ApiKey } from '../../src/auth/api-keys.ts';
 import { RateLimiter } from '../../src/auth/rate-limiter.ts';
-import { memoryCounters, WindowCounter } from '../../src/auth/window-counter.ts';
+import { LimiterWindowCounter, memoryCounters } from '../../src/auth/window-counter.ts';
 
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
 
@@ -42,7 +42,7 @@ it('counts the minute and the day at the same time, not one after the other', as
     }
   }
   const gated = (windowMs: number) =>
-    new WindowCounter(
+    new LimiterWindowCounter(
       new GatedLimiter({ points: Number.MAX_SAFE_INTEGER, duration: windowMs / 1000 }),
       windowMs,
     );
@@ -52,4 +52,24 @@ it('counts the minute and the day at the same time, not one after the other', as
   expect(started).toHaveLength(2);
   release();
   expect((await counting).remaining).toBe(9);
+});
+
+it('answers at once, without a promise, when the counters are in memory', () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const status = limiter.limitKey(enterpriseKey(10, 100), NOW);
+  expect(status).toEqual({
+    allowed: true,
+    limit: 10,
+    remaining: 9,
+    reset: NOW / 1000 + 55,
+    retryAfter: 0,
+    overLimitBy: 0,
+  });
+});
+
+it('refuses in memory, at once, the request past the minute limit', () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(1, 100);
+  limiter.limitKey(key, NOW);
+  expect(limiter.limitKey(key, NOW)).toMatchObject({ allowed: false, retryAfter: 55, overLimitBy: 1 });
 });
