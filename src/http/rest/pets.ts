@@ -3,7 +3,10 @@ import type { Application } from '../../application/index.ts';
 import { ValidationError } from '../../errors.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
+import { PetJsonCache } from './pet-json.ts';
 import { requestContext } from '../request-context.ts';
+
+const JSON_UTF8 = 'application/json; charset=utf-8';
 
 /** RFC 9745 (deprecated since 2026-11-22), RFC 8594, and the successor operation. */
 const GET_PET_DEPRECATION_HEADERS = {
@@ -15,7 +18,9 @@ const GET_PET_DEPRECATION_HEADERS = {
 /** REST /v1/pets: translates HTTP to the application layer and back, nothing more. */
 export async function petRoutes(app: FastifyInstance, options: { application: Application }): Promise<void> {
   const { application } = options;
+  const petJson = new PetJsonCache();
 
+  // The list is sent as JSON already made (see pet-json.ts); the schema still documents it.
   app.get('/pets', { schema: { response: { 200: petsResponseSchema } } }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const page = application.listPets({
@@ -24,7 +29,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
       after: integerParam(query, 'after'),
     });
     if (page.nextAfter !== undefined) reply.header('Link', nextPageLink(query, page.nextAfter));
-    return page.pets;
+    return reply.type(JSON_UTF8).send(petJson.list(page.pets));
   });
 
   app.post('/pets', { schema: { response: { 201: petResponseSchema } } }, async (request, reply) => {

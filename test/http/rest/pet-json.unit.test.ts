@@ -1,0 +1,64 @@
+import { expect, it } from 'vitest';
+import type { Pet } from '../../../src/domain/pets.ts';
+import { PetJsonCache } from '../../../src/http/rest/pet-json.ts';
+
+const rex: Pet = { id: 1, name: 'Rex "the" dog', categoryId: 2, status: 'available' };
+const tom: Pet = { id: 2, name: 'Tom', categoryId: 3 };
+
+/** Stands for an event whose data carries more than the schema knows (an older writer, say). */
+const withExtra = { id: 3, name: 'Kit', categoryId: 1, secretNote: 'not for clients' } as unknown as Pet;
+
+function pets(count: number): Pet[] {
+  return Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1 }));
+}
+
+/** Changes a pet behind the cache's back: what is then served tells whether its JSON was reused. */
+function rename(pet: Pet, name: string): void {
+  (pet as { name: string }).name = name;
+}
+
+it('renders a page as the JSON array of its pets, in the order given, escaping names', () => {
+  expect(new PetJsonCache().list([tom, rex])).toBe(
+    '[{"id":2,"name":"Tom","categoryId":3},{"id":1,"name":"Rex \\"the\\" dog","categoryId":2,"status":"available"}]',
+  );
+});
+
+it('renders an empty page as []', () => {
+  expect(new PetJsonCache().list([])).toBe('[]');
+});
+
+it('leaves out fields the response schema does not describe', () => {
+  expect(new PetJsonCache().list([withExtra])).toBe('[{"id":3,"name":"Kit","categoryId":1}]');
+});
+
+it('serialises a pet once and reuses its JSON on the next page that holds it', () => {
+  const cache = new PetJsonCache();
+  const pet = pets(1)[0]!;
+  cache.list([pet]);
+  rename(pet, 'Renamed');
+  expect(cache.list([pet])).toBe('[{"id":1,"name":"Pet 1","categoryId":1}]');
+});
+
+it('holds at most two generations of entries, dropping the oldest whole', () => {
+  const cache = new PetJsonCache(2);
+  cache.list(pets(5));
+  expect(cache.size).toBe(3);
+});
+
+it('keeps the entry of a pet asked for again before its generation is dropped', () => {
+  const cache = new PetJsonCache(2);
+  const [first, second, third, fourth] = pets(4);
+  cache.list([first!, second!]);
+  cache.list([first!, third!]);
+  cache.list([fourth!]);
+  rename(first!, 'Renamed');
+  expect(cache.pet(first!)).toBe('{"id":1,"name":"Pet 1","categoryId":1}');
+});
+
+it('serialises anew a pet whose entry was dropped', () => {
+  const cache = new PetJsonCache(2);
+  const all = pets(5);
+  cache.list(all);
+  rename(all[0]!, 'Renamed');
+  expect(cache.pet(all[0]!)).toBe('{"id":1,"name":"Renamed","categoryId":1}');
+});
