@@ -5,7 +5,7 @@ import type { EventStore } from '../eventstore/port.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
 import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import type { ApiKey } from './api-keys.ts';
-import { hashApiKeyBytes, isWellFormedApiKey, sameDigest } from './secrets.ts';
+import { hashApiKey, isWellFormedApiKey } from './secrets.ts';
 
 /**
  * The API keys this process knows, kept current from the event store's subscription, so that a
@@ -17,8 +17,6 @@ export class KeyRegistry {
   /** Set when this registry runs its own subscription; a shared group is its owner's to run. */
   readonly #ownGroup: ProjectionGroup | undefined;
   readonly #readModel: ReadModel<ApiKeysState>;
-  /** Decoded digests, so that the per-request comparison allocates nothing. */
-  readonly #digests = new WeakMap<ApiKey, Buffer>();
 
   constructor(options: {
     store: EventStore;
@@ -57,16 +55,14 @@ export class KeyRegistry {
   }
 
   /**
-   * The active key with this secret, or undefined. One SHA-256 and one Map lookup: the Map is keyed
-   * by a hash the caller cannot steer, so its timing says nothing about stored secrets; the final
-   * comparison is constant-time all the same.
+   * The active key with this secret, or undefined: one SHA-256 and one Map lookup. The lookup
+   * compares digests, not secrets: how long it takes depends on the digest of what the caller sent,
+   * which the caller cannot steer towards a stored one, so its timing tells nothing about stored
+   * keys, and a constant-time comparison on top would add nothing.
    */
   authenticate(secret: string): ApiKey | undefined {
     if (!isWellFormedApiKey(secret)) return undefined;
-    const digest = hashApiKeyBytes(secret);
-    const key = this.#readModel.state.bySecretHash.get(digest.toString('base64url'));
-    if (key === undefined) return undefined;
-    return sameDigest(digest, this.#digestOf(key)) ? key : undefined;
+    return this.#readModel.state.bySecretHash.get(hashApiKey(secret));
   }
 
   /** The current state of a key (it may have been re-planned or banned since authentication). */
@@ -81,14 +77,5 @@ export class KeyRegistry {
   /** Resolves once this registry includes every event up to `position`. */
   waitFor(position: bigint): Promise<void> {
     return this.#group.waitFor(position);
-  }
-
-  #digestOf(key: ApiKey): Buffer {
-    let digest = this.#digests.get(key);
-    if (digest === undefined) {
-      digest = Buffer.from(key.secretHash, 'base64url');
-      this.#digests.set(key, digest);
-    }
-    return digest;
   }
 }
