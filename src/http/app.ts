@@ -10,6 +10,7 @@ import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
 import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
+import { lazyRequestLogger } from './request-logger.ts';
 import { refuseWhileShuttingDown } from './shutting-down.ts';
 
 export type AppDependencies = {
@@ -28,6 +29,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     loggerInstance: deps.logger,
     // Per-request log lines cost more than the request itself; errors and bans are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
