@@ -72,8 +72,13 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
           const baselineRuns: LoadResult[] = [];
           const petstoreRuns: LoadResult[] = [];
           for (let i = 0; i < options.rounds; i++) {
-            baselineRuns.push(await runLoad(baseline.url, round));
-            petstoreRuns.push(await runLoad(petstore.url, round));
+            const baselineRun = await runLoad(baseline.url, round);
+            const petstoreRun = await runLoad(petstore.url, round);
+            baselineRuns.push(baselineRun);
+            petstoreRuns.push(petstoreRun);
+            options.log(
+              `http:   round ${i + 1}: baseline ${Math.round(baselineRun.requestsPerSecond)} req/s, pet store ${Math.round(petstoreRun.requestsPerSecond)} req/s`,
+            );
           }
           figures.push({
             scenario,
