@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createApiKey } from './api-key.ts';
 import type { BaselineBodies } from './baseline-server.ts';
 import { type LagFigures, measureCrossProcessLag } from './lag.ts';
-import { combineRuns, type LoadResult, runLoad } from './load.ts';
+import { combineRuns, type LoadResult, pairedRatio, type PairedRatio, runLoad } from './load.ts';
 import type { Machine } from './machine.ts';
 import { httpScenarios, NEW_PET_BODY, type HttpScenario } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
@@ -14,6 +14,7 @@ export type HttpFigure = {
   readonly scenario: HttpScenario;
   readonly petstore: LoadResult;
   readonly baseline: LoadResult;
+  readonly ratio: PairedRatio;
 };
 
 export type HttpRun = {
@@ -84,6 +85,7 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
             scenario,
             petstore: combineRuns(petstoreRuns),
             baseline: combineRuns(baselineRuns),
+            ratio: pairedRatio(petstoreRuns, baselineRuns),
           });
         }
         if (options.scenario !== undefined)

@@ -60,3 +60,22 @@ export function combineRuns(runs: readonly LoadResult[]): LoadResult {
     statusCodes: runs.map((run) => run.statusCodes).join(' | '),
   };
 }
+
+/** The pet store's share of the baseline, from rounds run in pairs (baseline, then pet store). */
+export type PairedRatio = { readonly median: number; readonly lowest: number; readonly highest: number };
+
+/**
+ * The median of the per-round ratios, with the lowest and highest: a burst of other work on the
+ * machine that hits one side of one round moves one ratio of many, where it would move a ratio of
+ * the totals by its whole weight. On a quiet machine both estimates agree.
+ */
+export function pairedRatio(petstore: readonly LoadResult[], baseline: readonly LoadResult[]): PairedRatio {
+  if (petstore.length === 0 || petstore.length !== baseline.length)
+    throw new Error('pairedRatio needs as many pet store rounds as baseline rounds, at least one');
+  const ratios = petstore
+    .map((run, i) => run.requestsPerSecond / baseline[i]!.requestsPerSecond)
+    .sort((a, b) => a - b);
+  const middle = ratios.length >> 1;
+  const median = ratios.length % 2 === 1 ? ratios[middle]! : (ratios[middle - 1]! + ratios[middle]!) / 2;
+  return { median, lowest: ratios[0]!, highest: ratios.at(-1)! };
+}

@@ -28,6 +28,7 @@ export const TARGETS = {
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 const met = (ok: boolean) => (ok ? 'yes' : '**no**');
 
 function table(header: string[], rows: string[][]): string {
@@ -36,8 +37,8 @@ function table(header: string[], rows: string[][]): string {
 }
 
 export function httpTable(run: HttpRun): string {
-  const rows = run.figures.map(({ scenario, petstore, baseline }) => {
-    const ratio = petstore.requestsPerSecond / baseline.requestsPerSecond;
+  const rows = run.figures.map(({ scenario, petstore, baseline, ratio: paired }) => {
+    const ratio = paired.median;
     const targets: string[] = [];
     const checks: boolean[] = [];
     if (scenario.minRatio !== undefined) {
@@ -58,7 +59,8 @@ export function httpTable(run: HttpRun): string {
       int(baseline.requestsPerSecond),
       ms(baseline.p50Ms),
       ms(baseline.p99Ms),
-      `${(ratio * 100).toFixed(1)}%`,
+      percent(ratio),
+      `${percent(paired.lowest)}–${percent(paired.highest)}`,
       targets.join(', ') || '–',
       checks.length === 0 ? '–' : met(checks.every(Boolean) && petstore.failures === 0),
     ];
@@ -74,6 +76,7 @@ export function httpTable(run: HttpRun): string {
     'Baseline p50',
     'Baseline p99',
     'Ratio',
+    'Round ratios',
     'Target',
     'Met',
   ];
@@ -151,6 +154,7 @@ export function report(
   const notes = [
     `- Machine: ${machineLine(machine)}`,
     `- Run: ${info.mode} mode, ${info.seconds} s per scenario and side after a warm-up, in ${info.rounds} alternating rounds (baseline, pet store, …), ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
+    '- Ratio: the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest',
     // Other work on the machine lowers every figure; the ratios suffer less, as both sides share it.
     `- Load average (1 min) before and after: ${info.loadBefore.toFixed(2)}, ${info.loadAfter.toFixed(2)}`,
   ];

@@ -42,7 +42,7 @@ const settings = quick
       petCount: 100_000,
       seconds: 12,
       warmupSeconds: 2,
-      rounds: 4,
+      rounds: 12,
       lagSamples: 200,
       events: 1_000_000,
       appendSeconds: 5,
