@@ -154,16 +154,22 @@ export function report(
   const notes = [
     `- Machine: ${machineLine(machine)}`,
     `- Run: ${info.mode} mode, ${info.seconds} s per scenario and side after a warm-up, in ${info.rounds} alternating rounds (baseline, pet store, …), ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
-    '- Ratio: the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest',
     // Other work on the machine lowers every figure; the ratios suffer less, as both sides share it.
     `- Load average (1 min) before and after: ${info.loadBefore.toFixed(2)}, ${info.loadAfter.toFixed(2)}`,
   ];
   if (http !== undefined) {
     notes.push(
+      '- Ratio: the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest',
+    );
+    notes.push(
       `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), authentication and rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,
     );
     if (http.graphqlMissing !== undefined) notes.push(`- GraphQL scenario not run: ${http.graphqlMissing}`);
   }
+  if (store !== undefined && store.repeats > 1)
+    notes.push(
+      `- Rebuild and start-up: the median of ${store.repeats} runs, each in a fresh process (memory per pet: from the median rebuild)`,
+    );
   const tables = [
     ...(http === undefined ? [] : [httpTable(http), '']),
     ...(http?.lag === undefined ? [] : [lagTable(http.lag), '']),

@@ -36,6 +36,7 @@ const settings = quick
       rounds: 1,
       lagSamples: 20,
       events: 10_000,
+      repeats: 1,
       appendSeconds: 1,
     }
   : {
@@ -45,6 +46,7 @@ const settings = quick
       rounds: 12,
       lagSamples: 200,
       events: 1_000_000,
+      repeats: 3,
       appendSeconds: 5,
     };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
