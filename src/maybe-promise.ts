@@ -5,7 +5,12 @@
  */
 export type MaybePromise<T> = T | Promise<T>;
 
+/** True for a promise, or any thenable: never taken for a value that is already there. */
+export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 /** `next(value)`: at once when the value is there, once it resolves otherwise. */
 export function andThen<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
-  return value instanceof Promise ? value.then(next) : next(value);
+  return isPromise(value) ? value.then(next) : next(value);
 }

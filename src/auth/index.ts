@@ -9,7 +9,7 @@ import { KeyRegistry } from './key-registry.ts';
 import { RateLimiter } from './rate-limiter.ts';
 import { REJECTED_REQUESTS_BEFORE_BAN } from './rate-decision.ts';
 import { connectRateLimitRedis } from './redis.ts';
-import { memoryCounters, redisCounters } from './window-counter.ts';
+import { type CounterStore, memoryCounters, redisCounters } from './window-counter.ts';
 
 /** What the HTTP guard (src/http/guard.ts) needs, composed in src/server.ts: `apiKeyGuard(auth)`. */
 export type Auth = {
@@ -28,6 +28,8 @@ export type AuthOptions = {
   readonly clock?: Clock;
   /** The process's read models, fed by one subscription; the key registry joins it. */
   readonly readModels?: ProjectionGroup;
+  /** Where rate-limit counts are kept; by default Redis when REDIS_URL is set, else this process's memory. */
+  readonly counters?: CounterStore;
 };
 
 /**
@@ -45,8 +47,13 @@ export async function startAuth(options: AuthOptions): Promise<Auth> {
     ...(options.readModels === undefined ? {} : { readModels: options.readModels }),
   });
   await keys.start();
-  const redis = config.redisUrl === undefined ? undefined : connectRateLimitRedis(config.redisUrl, logger);
-  const limiter = new RateLimiter(redis === undefined ? memoryCounters() : redisCounters(redis));
+  const redis =
+    config.redisUrl === undefined || options.counters !== undefined
+      ? undefined
+      : connectRateLimitRedis(config.redisUrl, logger);
+  const limiter = new RateLimiter(
+    options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis)),
+  );
 
   /**
    * Resolves the key as the ban command left it, without waiting for the read model: banned, or

@@ -23,49 +23,47 @@ export interface WindowCounter {
 export type CounterStore = { counter(name: string, windowMs: number): WindowCounter };
 
 /**
- * Counts in this process's memory. Only the counts of the current window and the one before it are
- * kept (a request stamped just before a boundary may still be counted or refunded after it); older
- * windows are dropped whole as soon as a new one starts, so memory holds one entry per subject
- * seen recently.
+ * Counts in this process's memory, for the newest window only: when a request opens a new window,
+ * the counts of every earlier one are dropped at once, so memory holds one entry per subject seen
+ * in the current window. A request stamped before the newest window (the clock stepped back)
+ * counts in the newest one: stepping the clock back never hands out a fresh budget.
  */
 export class MemoryWindowCounter implements WindowCounter {
   readonly #windowMs: number;
-  readonly #windows = new Map<number, Map<string, number>>();
+  #window = Number.NEGATIVE_INFINITY;
+  #counts = new Map<string, number>();
 
   constructor(windowMs: number) {
     this.#windowMs = windowMs;
   }
 
   consume(subject: string, nowMs: number, points = 1): number {
-    const counts = this.#counts(windowIndex(nowMs, this.#windowMs));
+    const counts = this.#countsAt(nowMs);
     const count = (counts.get(subject) ?? 0) + points;
     counts.set(subject, count);
     return count;
   }
 
   refund(subject: string, nowMs: number, points = 1): void {
-    const counts = this.#windows.get(windowIndex(nowMs, this.#windowMs));
-    const count = counts?.get(subject);
-    if (counts === undefined || count === undefined) return;
+    const counts = this.#countsAt(nowMs);
+    const count = counts.get(subject);
+    if (count === undefined) return;
     if (count <= points) counts.delete(subject);
     else counts.set(subject, count - points);
   }
 
-  /** How many subjects have a count in memory, over every window kept. */
+  /** How many subjects have a count in memory. */
   get size(): number {
-    let size = 0;
-    for (const counts of this.#windows.values()) size += counts.size;
-    return size;
+    return this.#counts.size;
   }
 
-  #counts(index: number): Map<string, number> {
-    let counts = this.#windows.get(index);
-    if (counts === undefined) {
-      counts = new Map();
-      this.#windows.set(index, counts);
-      for (const kept of this.#windows.keys()) if (kept < index - 1) this.#windows.delete(kept);
+  #countsAt(nowMs: number): Map<string, number> {
+    const window = windowIndex(nowMs, this.#windowMs);
+    if (window > this.#window) {
+      this.#window = window;
+      this.#counts = new Map();
     }
-    return counts;
+    return this.#counts;
   }
 }
 

@@ -7,7 +7,7 @@ import type {
 } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Clock } from '../application/context.ts';
-import { andThen, type MaybePromise } from '../maybe-promise.ts';
+import { andThen, isPromise, type MaybePromise } from '../maybe-promise.ts';
 import { type ApiKey, isBanned } from '../auth/api-keys.ts';
 import { BannedError, InvalidApiKeyError, MissingApiKeyError, RateLimitedError } from '../auth/errors.ts';
 import { crossesBanThreshold, type RateStatus, secondsUntil } from '../auth/rate-decision.ts';
@@ -141,17 +141,29 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   );
 }
 
-/** Runs a callback-style hook's work, which may finish at once or later, and reports to `done` once. */
+/**
+ * Runs a callback-style hook's work, which may finish at once or later, and reports to `done` once.
+ * Whatever it fails with is passed on as an Error: `done` takes a falsy error for success, and the
+ * guard must never let a request through because something threw `undefined`.
+ */
 function settle(work: () => MaybePromise<void>, done: HookHandlerDoneFunction): void {
   let outcome: MaybePromise<void>;
   try {
     outcome = work();
   } catch (error) {
-    done(error as Error);
+    done(asError(error));
     return;
   }
-  if (outcome instanceof Promise) outcome.then(() => done(), done);
+  if (isPromise(outcome))
+    outcome.then(
+      () => done(),
+      (error: unknown) => done(asError(error)),
+    );
   else done();
+}
+
+function asError(thrown: unknown): Error {
+  return thrown instanceof Error ? thrown : new Error(`the guard failed with ${String(thrown)}`);
 }
 
 /** The token of `Authorization: Bearer <token>` (scheme case-insensitive), '' when empty, undefined when none. */

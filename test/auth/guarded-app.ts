@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
+import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Clock } from '../../src/application/context.ts';
 import type { IssueApiKey } from '../../src/auth/api-keys.ts';
 import { type Auth, startAuth } from '../../src/auth/index.ts';
 import { issueApiKey, revokeApiKey } from '../../src/auth/key-commands.ts';
+import { type CounterStore, LimiterWindowCounter } from '../../src/auth/window-counter.ts';
 import { apiKeyGuard } from '../../src/http/guard.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -35,6 +37,8 @@ export type GuardedApp = TestApp & {
 export async function startGuardedApp(options: {
   clock: ControlledClock;
   env?: Record<string, string>;
+  /** Rate-limit counters other than the in-memory default (which answer without a promise). */
+  counters?: CounterStore;
 }): Promise<GuardedApp> {
   const { clock } = options;
   let auth: Auth | undefined;
@@ -42,7 +46,13 @@ export async function startGuardedApp(options: {
     clock,
     ...(options.env === undefined ? {} : { env: options.env }),
     guard: async (config, store) => {
-      auth = await startAuth({ store, config, logger: pino({ level: 'silent' }), clock });
+      auth = await startAuth({
+        store,
+        config,
+        logger: pino({ level: 'silent' }),
+        clock,
+        ...(options.counters === undefined ? {} : { counters: options.counters }),
+      });
       return apiKeyGuard(auth);
     },
   });
@@ -64,5 +74,23 @@ export async function startGuardedApp(options: {
       await started.stop();
       await testApp.close();
     },
+  };
+}
+
+/**
+ * Counters that answer through a promise, as Redis's do, without a Redis server: rate-limiter-flexible's
+ * memory limiter behind the same adapter as its Redis one. The guard then takes its asynchronous path.
+ */
+export function asynchronousCounters(): CounterStore {
+  return {
+    counter: (name, windowMs) =>
+      new LimiterWindowCounter(
+        new RateLimiterMemory({
+          keyPrefix: name,
+          points: Number.MAX_SAFE_INTEGER,
+          duration: windowMs / 1000,
+        }),
+        windowMs,
+      ),
   };
 }
