@@ -37,5 +37,12 @@ declare module 'autocannon' {
     latency: Histogram;
     requests: Histogram;
   };
-  export default function autocannon(options: Options): Promise<Result>;
+  /** A run in progress: an event emitter that is also a promise of its result. */
+  export type Instance = PromiseLike<Result> & {
+    on(
+      event: 'response',
+      listener: (client: unknown, statusCode: number, resBytes: number, responseTimeMs: number) => void,
+    ): Instance;
+  };
+  export default function autocannon(options: Options): Instance;
 }

@@ -46,6 +46,11 @@ export const GRAPHQL_LIST_QUERY = '{ pets(first: 20) { edges { node { id name ca
  * server core), and runs every scenario against both, in alternating rounds, one scenario at a time.
  */
 export async function runHttpBenchmark(machine: Machine, options: HttpOptions): Promise<HttpRun> {
+  const known = httpScenarios({ authorization: '', petCount: 1, graphqlQuery: GRAPHQL_LIST_QUERY });
+  if (options.scenario !== undefined && !known.some((scenario) => scenario.name.includes(options.scenario!)))
+    throw new Error(
+      `no scenario's name contains ${options.scenario}: ${known.map((s) => s.name).join('; ')}`,
+    );
   const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-bench-http-'));
   try {
     await seedDataDir(dataDir, options.petCount);
@@ -61,7 +66,6 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
           petCount: options.petCount,
           graphqlQuery: graphql.body === undefined ? undefined : GRAPHQL_LIST_QUERY,
         }).filter((scenario) => options.scenario === undefined || scenario.name.includes(options.scenario));
-        if (scenarios.length === 0) throw new Error(`no scenario's name contains ${options.scenario}`);
         const figures: HttpFigure[] = [];
         for (const scenario of scenarios) {
           options.log(`http: ${scenario.name}`);

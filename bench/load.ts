@@ -5,6 +5,8 @@ export type LoadResult = {
   readonly requestsPerSecond: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  /** Every 2xx response's latency, so that runs combine into exact percentiles. */
+  readonly latenciesMs: readonly number[];
   readonly requests: number;
   /** Connection errors, timeouts and non-2xx responses: any of them makes the run a failure. */
   readonly failures: number;
@@ -19,22 +21,26 @@ export type Load = {
 };
 
 /**
- * Drives `url` with autocannon and counts only 2xx responses as served. Latencies are autocannon's
- * (milliseconds, per response, including the time spent queued on the server).
+ * Drives `url` with autocannon and counts only 2xx responses as served. Latencies are measured per
+ * response by autocannon (milliseconds, including the time spent queued on the server) and kept
+ * whole, so that percentiles over several runs are exact rather than an average of percentiles.
  */
 export async function runLoad(url: string, load: Load): Promise<LoadResult> {
+  const latenciesMs: number[] = [];
   const result = await autocannon({
     url,
     connections: load.connections,
     duration: load.durationSeconds,
     requests: load.requests,
     timeout: 10,
+  }).on('response', (_client, statusCode, _bytes, responseTimeMs) => {
+    if (statusCode >= 200 && statusCode < 300) latenciesMs.push(responseTimeMs);
   });
   const ok = result['2xx'];
   return {
     requestsPerSecond: ok / result.duration,
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
+    ...percentiles(latenciesMs),
+    latenciesMs,
     requests: ok,
     failures: result.errors + result.timeouts + result.non2xx,
     statusCodes: Object.entries(result.statusCodeStats)
@@ -43,18 +49,25 @@ export async function runLoad(url: string, load: Load): Promise<LoadResult> {
   };
 }
 
+/** p50 and p99 by nearest rank; 0 when there is nothing to rank. */
+export function percentiles(latenciesMs: readonly number[]): { p50Ms: number; p99Ms: number } {
+  const sorted = Float64Array.from(latenciesMs).sort();
+  const rank = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.ceil(p * sorted.length) - 1]!);
+  return { p50Ms: rank(0.5), p99Ms: rank(0.99) };
+}
+
 /**
- * Several runs of the same load as one figure: requests per second over their total time, and the
- * median of their latency percentiles.
+ * Several runs of the same load as one figure: requests per second over their total time, and
+ * latency percentiles over every response of every run.
  */
 export function combineRuns(runs: readonly LoadResult[]): LoadResult {
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
   const requests = runs.reduce((sum, run) => sum + run.requests, 0);
   const seconds = runs.reduce((sum, run) => sum + run.requests / (run.requestsPerSecond || 1), 0);
+  const latenciesMs = runs.flatMap((run) => run.latenciesMs);
   return {
     requestsPerSecond: seconds === 0 ? 0 : requests / seconds,
-    p50Ms: median(runs.map((run) => run.p50Ms)),
-    p99Ms: median(runs.map((run) => run.p99Ms)),
+    ...percentiles(latenciesMs),
+    latenciesMs,
     requests,
     failures: runs.reduce((sum, run) => sum + run.failures, 0),
     statusCodes: runs.map((run) => run.statusCodes).join(' | '),

@@ -61,6 +61,7 @@ export function httpTable(run: HttpRun): string {
       ms(baseline.p99Ms),
       percent(ratio),
       `${percent(paired.lowest)}–${percent(paired.highest)}`,
+      percent(petstore.requestsPerSecond / baseline.requestsPerSecond),
       targets.join(', ') || '–',
       checks.length === 0 ? '–' : met(checks.every(Boolean) && petstore.failures === 0),
     ];
@@ -77,6 +78,7 @@ export function httpTable(run: HttpRun): string {
     'Baseline p99',
     'Ratio',
     'Round ratios',
+    'Ratio of totals',
     'Target',
     'Met',
   ];
@@ -159,7 +161,7 @@ export function report(
   ];
   if (http !== undefined) {
     notes.push(
-      '- Ratio: the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest',
+      '- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of either side in any round lowers; p50/p99: over every response of every round',
     );
     notes.push(
       `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), authentication and rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,

@@ -54,6 +54,8 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
 const machine = describeAndPinMachine();
+if (values.scenario !== undefined && values.only === 'store')
+  throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
 const only = values.scenario === undefined ? values.only : 'http';
 if (only !== undefined && only !== 'http' && only !== 'store') throw new Error('--only takes http or store');
 const http =

@@ -15,9 +15,13 @@ process.on('warning', (warning) => {
   if (warning.name !== 'ExperimentalWarning') console.warn(warning);
 });
 // V8's code cache for every module, TypeScript included, kept on disk between runs: start-up
-// compiles about 150 ms less once the cache is warm. A quiet optimisation: it never fails the
-// start. NODE_COMPILE_CACHE=<dir> moves it (default: node-compile-cache in the temp directory),
-// NODE_DISABLE_COMPILE_CACHE=1 turns it off.
+// compiles about 120 ms less once the cache is warm. A quiet optimisation: it never fails the
+// start. It lives in node_modules/.cache (owned by whoever installed the service, unlike a shared
+// temp directory); NODE_COMPILE_CACHE=<dir> moves it, NODE_DISABLE_COMPILE_CACHE=1 turns it off.
 const { enableCompileCache } = await import('node:module');
-enableCompileCache?.();
+const { fileURLToPath } = await import('node:url');
+enableCompileCache?.(
+  process.env.NODE_COMPILE_CACHE ??
+    fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
+);
 await import('../src/cli/main.ts');

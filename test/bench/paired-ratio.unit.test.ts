@@ -1,11 +1,12 @@
 import { expect, it } from 'vitest';
-import { type LoadResult, pairedRatio } from '../../bench/load.ts';
+import { combineRuns, type LoadResult, pairedRatio, percentiles } from '../../bench/load.ts';
 
 function rounds(...requestsPerSecond: number[]): LoadResult[] {
   return requestsPerSecond.map((rps) => ({
     requestsPerSecond: rps,
     p50Ms: 1,
     p99Ms: 2,
+    latenciesMs: [],
     requests: rps,
     failures: 0,
     statusCodes: `200×${rps}`,
@@ -35,4 +36,15 @@ it('keeps a burst of other work that slowed one round from moving the median', (
 
 it('refuses rounds that do not pair up', () => {
   expect(() => pairedRatio(rounds(60), rounds(100, 100))).toThrow(/as many/);
+});
+
+it('ranks latencies by nearest rank: p50 and p99 of 1..100 ms are 50 and 99 ms', () => {
+  const latencies = Array.from({ length: 100 }, (_, i) => 100 - i);
+  expect(percentiles(latencies)).toEqual({ p50Ms: 50, p99Ms: 99 });
+});
+
+it("takes the percentiles of combined runs over every response, not the median of each run's", () => {
+  const quiet = { ...rounds(100)[0]!, latenciesMs: Array.from({ length: 99 }, () => 1) };
+  const stalled = { ...rounds(100)[0]!, latenciesMs: [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 40, 40, 40, 40, 40] };
+  expect(combineRuns([quiet, quiet, stalled]).p99Ms).toBe(40);
 });

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import type { Pet } from '../../../src/domain/pets.ts';
 import { PetJsonCache } from '../../../src/http/rest/pet-json.ts';
+import { openApiMismatches } from '../../support/openapi.ts';
 
 const rex: Pet = { id: 1, name: 'Rex "the" dog', categoryId: 2, status: 'available' };
 const tom: Pet = { id: 2, name: 'Tom', categoryId: 3 };
@@ -21,6 +22,12 @@ it('renders a page as the JSON array of its pets, in the order given, escaping n
   expect(new PetJsonCache().list([tom, rex])).toBe(
     '[{"id":2,"name":"Tom","categoryId":3},{"id":1,"name":"Rex \\"the\\" dog","categoryId":2,"status":"available"}]',
   );
+});
+
+it('renders exactly what the OpenAPI document promises for GET /pets', () => {
+  const body = new PetJsonCache().list([rex, tom, withExtra]);
+  const headers = { 'content-type': 'application/json; charset=utf-8' };
+  expect(openApiMismatches('GET', '/pets', { statusCode: 200, body, headers })).toEqual([]);
 });
 
 it('renders an empty page as []', () => {
