@@ -8,10 +8,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --omit=optional --ignore-scripts --no-audit --no-fund
 
 FROM node:24-bookworm-slim
+# The compile cache (see bin/petstore.js) in the container's own temp directory: node_modules is
+# not the service user's to write, and a container's /tmp is its own and survives its restarts.
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
-    PETSTORE_DATA_DIR=/data
+    PETSTORE_DATA_DIR=/data \
+    NODE_COMPILE_CACHE=/tmp/node-compile-cache
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
