@@ -66,6 +66,10 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
           petCount: options.petCount,
           graphqlQuery: graphql.body === undefined ? undefined : GRAPHQL_LIST_QUERY,
         }).filter((scenario) => options.scenario === undefined || scenario.name.includes(options.scenario));
+        if (scenarios.length === 0)
+          throw new Error(
+            `no scenario to run: ${options.scenario} (${graphql.missing ?? 'no such scenario'})`,
+          );
         const figures: HttpFigure[] = [];
         for (const scenario of scenarios) {
           options.log(`http: ${scenario.name}`);

@@ -161,7 +161,7 @@ export function report(
   ];
   if (http !== undefined) {
     notes.push(
-      '- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of either side in any round lowers; p50/p99: over every response of every round',
+      '- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of the pet store in any round lowers (and one of the baseline raises); p50/p99: over every response of every round',
     );
     notes.push(
       `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), authentication and rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,

@@ -21,7 +21,7 @@ process.on('warning', (warning) => {
 const { enableCompileCache } = await import('node:module');
 const { fileURLToPath } = await import('node:url');
 enableCompileCache?.(
-  process.env.NODE_COMPILE_CACHE ??
+  process.env.NODE_COMPILE_CACHE ||
     fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
 );
 await import('../src/cli/main.ts');

@@ -23,14 +23,16 @@ export interface WindowCounter {
 export type CounterStore = { counter(name: string, windowMs: number): WindowCounter };
 
 /**
- * Counts in this process's memory, for the newest window only: when a request opens a new window,
- * the counts of every earlier one are dropped at once, so memory holds one entry per subject seen
- * in the current window. A request stamped before the newest window (the clock stepped back)
- * counts in the newest one: stepping the clock back never hands out a fresh budget.
+ * Counts in this process's memory, for the window of the latest request only: when a request
+ * falls in another window, the counts start again from nothing and the old ones are dropped at
+ * once, so memory holds one entry per subject seen in the current window. A request always counts
+ * in its own window, the one its X-RateLimit-Reset names, as with Redis. The guard reads the
+ * clock and counts in one synchronous step, so in one process only a clock stepped back moves the
+ * window backwards; the counts of the window it leaves are then lost, as a restart would lose them.
  */
 export class MemoryWindowCounter implements WindowCounter {
   readonly #windowMs: number;
-  #window = Number.NEGATIVE_INFINITY;
+  #window = Number.NaN;
   #counts = new Map<string, number>();
 
   constructor(windowMs: number) {
@@ -45,11 +47,11 @@ export class MemoryWindowCounter implements WindowCounter {
   }
 
   refund(subject: string, nowMs: number, points = 1): void {
-    const counts = this.#countsAt(nowMs);
-    const count = counts.get(subject);
+    if (windowIndex(nowMs, this.#windowMs) !== this.#window) return;
+    const count = this.#counts.get(subject);
     if (count === undefined) return;
-    if (count <= points) counts.delete(subject);
-    else counts.set(subject, count - points);
+    if (count <= points) this.#counts.delete(subject);
+    else this.#counts.set(subject, count - points);
   }
 
   /** How many subjects have a count in memory. */
@@ -59,7 +61,7 @@ export class MemoryWindowCounter implements WindowCounter {
 
   #countsAt(nowMs: number): Map<string, number> {
     const window = windowIndex(nowMs, this.#windowMs);
-    if (window > this.#window) {
+    if (window !== this.#window) {
       this.#window = window;
       this.#counts = new Map();
     }

@@ -124,7 +124,13 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   return fp(
     async (app) => {
       app.decorateRequest('apiKey', null);
-      app.decorate('guardUnrouted', async (request, reply, address) => guardKeyed(request, reply, address));
+      app.decorate('guardUnrouted', async (request, reply, address) => {
+        try {
+          await guardKeyed(request, reply, address);
+        } catch (error) {
+          throw asError(error);
+        }
+      });
       // Public or not is decided once per route, here, rather than on every request.
       app.addHook('onRoute', (route) => {
         if (route.config?.probe === true) return; // orchestrators' health checks: never keyed nor limited
@@ -163,7 +169,9 @@ function settle(work: () => MaybePromise<void>, done: HookHandlerDoneFunction): 
 }
 
 function asError(thrown: unknown): Error {
-  return thrown instanceof Error ? thrown : new Error(`the guard failed with ${String(thrown)}`);
+  return thrown instanceof Error
+    ? thrown
+    : new Error('the guard failed with a value that is not an Error', { cause: thrown });
 }
 
 /** The token of `Authorization: Bearer <token>` (scheme case-insensitive), '' when empty, undefined when none. */

@@ -73,3 +73,14 @@ it('refuses in memory, at once, the request past the minute limit', () => {
   limiter.limitKey(key, NOW);
   expect(limiter.limitKey(key, NOW)).toMatchObject({ allowed: false, retryAfter: 55, overLimitBy: 1 });
 });
+
+it('keeps serving a key within its plan after the clock stepped back, with resets that come true', () => {
+  const limiter = new RateLimiter(memoryCounters());
+  limiter.limitKey(enterpriseKey(60, 100_000), NOW + 5 * 60_000); // another key, while the clock ran fast
+  const key = enterpriseKey(60, 100_000);
+  const statuses = [];
+  for (let minute = 0; minute < 3; minute++)
+    for (let i = 0; i < 50; i++) statuses.push(limiter.limitKey(key, NOW + minute * 60_000 + i * 1000));
+  expect(statuses.every((status) => !(status instanceof Promise) && status.allowed)).toBe(true);
+  expect(statuses.at(-1)).toMatchObject({ limit: 60, remaining: 10 });
+});

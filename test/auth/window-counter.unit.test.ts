@@ -27,10 +27,17 @@ describe('in memory', () => {
     expect(minute.consume('a', NOW)).toBe(2);
   });
 
-  it('counts a request stamped before the newest window in the newest one: a clock stepped back gets no fresh budget', () => {
+  it('counts a request in its own window even when the clock stepped back: the window its reset names', () => {
     const minute = new MemoryWindowCounter(MINUTE_MS);
     minute.consume('a', NOW + MINUTE_MS, 3);
-    expect(minute.consume('a', NOW)).toBe(4);
+    expect(minute.consume('a', NOW)).toBe(1);
+  });
+
+  it('takes no refund for a window it no longer counts', () => {
+    const minute = new MemoryWindowCounter(MINUTE_MS);
+    minute.consume('a', NOW + MINUTE_MS, 3);
+    minute.refund('a', NOW);
+    expect(minute.consume('a', NOW + MINUTE_MS)).toBe(4);
   });
 
   it('drops the counts of earlier windows as soon as a request opens a new one', () => {

@@ -343,6 +343,9 @@ describe('when counting fails with something that is not an Error', () => {
       const { secret } = await service.issueKey({ name: 'failing', plan: 'pro' });
       const response = await get('/v1/pets', secret);
       expect([response.statusCode, response.json().code]).toEqual([500, 'internal_error']);
+      // A request the router refuses before any hook (a malformed escape) passes the guard too.
+      const unrouted = await get('/v1/pets/%zz', secret);
+      expect([unrouted.statusCode, unrouted.json().code]).toEqual([500, 'internal_error']);
     } finally {
       await service.close();
     }
