@@ -1,4 +1,4 @@
-import { andThen, type MaybePromise } from '../maybe-promise.ts';
+import { andThen, isPromise, type MaybePromise } from '../maybe-promise.ts';
 import { addressGroup } from './address-group.ts';
 import type { ApiKey } from './api-keys.ts';
 import type { Limits } from './plans.ts';
@@ -58,7 +58,7 @@ function count(
 ): MaybePromise<RateStatus> {
   const minute = windows.minute.consume(subject, nowMs, points);
   const day = windows.day.consume(subject, nowMs, points);
-  if (typeof minute === 'number' && typeof day === 'number')
+  if (!isPromise(minute) && !isPromise(day))
     return decide(windows, subject, limits, nowMs, points, minute, day);
   return Promise.all([minute, day]).then(([minuteCount, dayCount]) =>
     decide(windows, subject, limits, nowMs, points, minuteCount, dayCount),
