@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -63,6 +64,13 @@ describe('npm run bench -- --quick', () => {
       }
       expect(number(row(stdout, 'Projection lag between two API processes')?.[1])).toBeGreaterThanOrEqual(0);
       expect(stdout).toContain('quick');
+      // The issue asks for the machine beside the figures: its cores and the Node version.
+      expect(stdout).toMatch(
+        new RegExp(
+          `^- Machine: .*, ${availableParallelism()} cores, .*Node ${process.version.replace(/\./g, '\\.')};`,
+          'm',
+        ),
+      );
     },
   );
 });
