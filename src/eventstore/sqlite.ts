@@ -56,14 +56,38 @@ const SCHEMA = `
   ) STRICT;
 `;
 
+const BUSY_TIMEOUT_MS = 10_000;
+const SQLITE_BUSY = 5;
+
+/**
+ * Runs `statement` again, a few milliseconds apart, for as long as SQLite answers SQLITE_BUSY and
+ * at most BUSY_TIMEOUT_MS. Only for opening the store: it waits synchronously, as opening does.
+ */
+function retryWhileBusy(statement: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      statement();
+      return;
+    } catch (error) {
+      const code = (error as { errcode?: unknown }).errcode;
+      if (typeof code !== 'number' || (code & 0xff) !== SQLITE_BUSY || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
+}
+
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
   mkdirSync(path.dirname(options.file), { recursive: true });
   const db = new DatabaseSync(options.file);
   // First, so that a process opening the file while another sets it up waits instead of failing.
-  db.exec('PRAGMA busy_timeout = 10000');
-  db.exec('PRAGMA journal_mode = WAL');
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Where waiting could deadlock, SQLite answers SQLITE_BUSY at once instead of calling the busy
+  // handler: switching a new file to WAL while another process writes to it is such a case.
+  retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
   db.exec('PRAGMA synchronous = FULL');
-  db.exec(SCHEMA);
+  retryWhileBusy(() => db.exec(SCHEMA));
   return new SqliteEventStore(
     db,
     options.file,

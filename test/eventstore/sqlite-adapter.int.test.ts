@@ -74,4 +74,17 @@ describe('embedded store opened by several processes at once', () => {
     expect(await store.readStream('warm-up')).toHaveLength(6);
     await store.close();
   });
+
+  it('waits, instead of failing with "database is locked", while another process writes to a new store file', async () => {
+    const { spawn } = await import('node:child_process');
+    const script = path.resolve(import.meta.dirname, '../support/hold-write.ts');
+    const holder = spawn(process.execPath, [script, file, '300'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => holder.on('exit', resolve));
+    await new Promise((resolve) => holder.stdout.once('data', resolve));
+    const store = openSqliteEventStore({ file });
+    await store.appendToStream('after-setup', [event()]);
+    expect(await store.readStream('after-setup')).toHaveLength(1);
+    await store.close();
+    await exited;
+  });
 });
