@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { PET_STATUSES, PET_CREATED_SCHEMA_VERSION, petStreamName, type Pet } from '../src/domain/pets.ts';
 import { PET_IDS_STREAM } from '../src/domain/pet-ids.ts';
-import type { EventMetadata, EventStore, NewEvent } from '../src/eventstore/port.ts';
+import type { EventMetadata, EventStore, NewEvent } from '../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { type ApiKey, type ApiKeyEvent, API_KEY_EVENT_TYPES, evolveApiKey } from '../src/auth/api-keys.ts';
+import { type ApiKey, type ApiKeyEvent, API_KEY_EVENT_TYPES, evolveApiKey } from '../src/domain/api-keys.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
 
 /**

@@ -1,7 +1,7 @@
 import { decideReserveBlock, lastReservedId, PET_IDS_STREAM, type PetIdBlock } from '../domain/pet-ids.ts';
-import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port.ts';
-import { newEventMetadata } from './event-metadata.ts';
-import type { Clock } from './context.ts';
+import { type EventStore, WrongExpectedRevisionError } from './ports/event-store.ts';
+import { newEventMetadata } from '../shared/event-metadata.ts';
+import type { Clock } from '../shared/context.ts';
 
 /**
  * Hands out pet ids from blocks reserved in the shared `pet-ids` stream (see domain/pet-ids.ts).

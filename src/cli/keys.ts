@@ -2,14 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { systemClock } from '../application/context.ts';
-import { type ApiKey, isBanned } from '../auth/api-keys.ts';
-import { changeApiKeyPlan, issueApiKey, revokeApiKey, unbanApiKey } from '../auth/key-commands.ts';
-import { KeyRegistry } from '../auth/key-registry.ts';
+import { systemClock } from '../shared/context.ts';
+import { type ApiKey, isBanned } from '../domain/api-keys.ts';
+import {
+  changeApiKeyPlan,
+  issueApiKey,
+  revokeApiKey,
+  unbanApiKey,
+} from '../application/commands/api-keys.ts';
+import { apiKeysProjection } from '../../projections/api-keys.ts';
+import { KeyRegistry } from '../application/key-registry.ts';
+import { apiKeyReadModel } from '../read-models/api-key-read-model.ts';
+import { ProjectionGroup } from '../read-models/runner.ts';
 import { loadConfig } from '../config.ts';
-import { isAppError } from '../errors.ts';
+import { isAppError } from '../shared/errors.ts';
 import { openEventStore } from '../eventstore/index.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import type { EventStore } from '../application/ports/event-store.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `Usage:
@@ -76,10 +84,7 @@ async function create(store: EventStore, args: string[]): Promise<void> {
 
 async function list(store: EventStore, args: string[]): Promise<void> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
-  const registry = new KeyRegistry({ store, logger: pino({ level: 'silent' }) });
-  await registry.start();
-  const keys = registry.list();
-  await registry.stop();
+  const keys = await currentKeys(store);
   const now = Date.now();
   if (values.json) {
     process.stdout.write(
@@ -137,6 +142,15 @@ async function change(store: EventStore, args: string[], what: 'revoke' | 'plan'
   process.stderr.write(
     result.changed ? `${verb} ${describe(result.key!)}.\n` : `Nothing to change: ${describe(result.key!)}.\n`,
   );
+}
+
+/** Every key as the store holds it now: the api-keys projection alone, folded once. */
+async function currentKeys(store: EventStore): Promise<ApiKey[]> {
+  const group = new ProjectionGroup({ store, logger: pino({ level: 'silent' }) });
+  const readModel = group.add(apiKeysProjection);
+  await group.start();
+  await group.stop();
+  return new KeyRegistry(apiKeyReadModel(readModel, (position) => group.waitFor(position))).list();
 }
 
 function limitsOf(values: { 'per-minute'?: string; 'per-day'?: string }): {

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.ts';
+import { ValidationError } from '../shared/errors.ts';
 
 /** Pure pet domain: validation and decisions, no I/O. Time and ids come in as arguments. */
 
@@ -50,10 +50,14 @@ export function validateNewPet(input: unknown): NewPet {
   const name = validateName(record.name);
   const categoryId = validateCategoryId(record.categoryId);
   if (record.status === undefined) return { name, categoryId };
-  if (!isPetStatus(record.status)) {
-    throw new ValidationError(`status must be one of ${PET_STATUSES.join(', ')}.`, 'status');
-  }
-  return { name, categoryId, status: record.status };
+  return { name, categoryId, status: validateStatus(record.status) };
+}
+
+/** The one rule for a status, wherever one is given: a body, a filter, a transition. */
+export function validateStatus(status: unknown, field = 'status'): PetStatus {
+  if (!isPetStatus(status))
+    throw new ValidationError(`${field} must be one of ${PET_STATUSES.join(', ')}.`, field);
+  return status;
 }
 
 function validateName(name: unknown): string {

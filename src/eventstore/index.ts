@@ -2,7 +2,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../config.ts';
 import type { KurrentDbLog } from './kurrentdb-mapping.ts';
-import type { EventStore } from './port.ts';
+import type { EventStore } from '../application/ports/event-store.ts';
 import { openSqliteEventStore } from './sqlite.ts';
 
 /**

@@ -15,7 +15,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   WrongExpectedRevisionError,
-} from './port.ts';
+} from '../application/ports/event-store.ts';
 import { isKnownPosition, packPosition } from './kurrentdb-position.ts';
 
 /** Translations between the port's types and the KurrentDB client's. Pure, so unit-tested alone. */

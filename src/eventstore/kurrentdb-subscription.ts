@@ -1,5 +1,5 @@
 import type { AllStreamSubscription } from '@kurrent/kurrentdb-client';
-import type { RecordedEvent, Subscription } from './port.ts';
+import type { RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 import { packPosition } from './kurrentdb-position.ts';
 import { type KurrentDbLog, toRecordedEvent } from './kurrentdb-mapping.ts';
 import { eventByEventSubscription } from './subscription.ts';

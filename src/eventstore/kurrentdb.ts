@@ -15,7 +15,7 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
   Subscription,
-} from './port.ts';
+} from '../application/ports/event-store.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
   type KurrentDbLog,

@@ -1,4 +1,4 @@
-import type { RecordedEvent, Subscription } from './port.ts';
+import type { RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 import { batchedSubscription } from './subscription.ts';
 
 export type LiveSubscriptionSource = {

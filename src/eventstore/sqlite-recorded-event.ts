@@ -1,4 +1,4 @@
-import type { EventMetadata, RecordedEvent } from './port.ts';
+import type { EventMetadata, RecordedEvent } from '../application/ports/event-store.ts';
 
 /** A row of the events table, as read with `setReturnArrays(true)`. */
 export type Row = [

@@ -11,7 +11,7 @@ import {
   type RecordedEvent,
   type Subscription,
   WrongExpectedRevisionError,
-} from './port.ts';
+} from '../application/ports/event-store.ts';
 import { liveSubscription } from './live-subscription.ts';
 import { type Row, toRecordedEvent } from './sqlite-recorded-event.ts';
 import { watchWal } from './wal-watch.ts';

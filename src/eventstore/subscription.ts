@@ -1,4 +1,4 @@
-import type { RecordedEvent, Subscription } from './port.ts';
+import type { RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 
 /**
  * Subscriptions from a feed of batches (stores that read many events per query) or of single

@@ -1,4 +1,4 @@
-import type { EventStore } from '../eventstore/port.ts';
+import type { EventStore } from '../application/ports/event-store.ts';
 import { batches } from './batches.ts';
 import { toKafkaMessage } from './message.ts';
 import { type EventPublisher, PublisherFencedError } from './publisher.ts';

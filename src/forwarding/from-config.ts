@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Config, ConfigError } from '../config.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import type { EventStore } from '../application/ports/event-store.ts';
 import { type Forwarder, type ForwarderLog, startForwarder } from './forwarder.ts';
 import { createKafkaJsPublisher } from './kafkajs-publisher.ts';
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
-import type { EventStore } from '../eventstore/port.ts';
+import type { EventStore } from '../application/ports/event-store.ts';
 import { startConfiguredForwarder } from './from-config.ts';
 
 /**

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../eventstore/port.ts';
+import type { RecordedEvent } from '../application/ports/event-store.ts';
 import type { OutgoingMessage } from './publisher.ts';
 
 /**

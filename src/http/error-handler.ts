@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, InternalError, isAppError } from '../errors.ts';
+import { AppError, type ErrorCode, InternalError, isAppError } from '../shared/errors.ts';
 
 /** The spec's Error body. */
 export type ErrorBody = { code: string; message: string; status: number };
@@ -17,7 +17,7 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 }
 
 /** Fastify's own client errors (body parsing, limits), renamed to our codes. */
-const FRAMEWORK_CODES: Record<string, [code: string, status: number]> = {
+const FRAMEWORK_CODES: Record<string, [code: ErrorCode, status: number]> = {
   FST_ERR_CTP_BODY_TOO_LARGE: ['payload_too_large', 413],
   FST_ERR_CTP_INVALID_MEDIA_TYPE: ['unsupported_media_type', 415],
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: ['bad_request', 400],

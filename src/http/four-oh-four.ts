@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { MethodNotAllowedError, NotFoundError } from '../errors.ts';
+import { MethodNotAllowedError, NotFoundError } from '../shared/errors.ts';
 import { sendError } from './error-handler.ts';
 
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { BadRequestError, ValidationError } from '../errors.ts';
+import { BadRequestError, ValidationError } from '../shared/errors.ts';
 import { clientAddress, type ProxyTrust } from './client-address.ts';
 import { errorHandler } from './error-handler.ts';
 

@@ -6,12 +6,17 @@ import type {
   onRequestHookHandler,
 } from 'fastify';
 import fp from 'fastify-plugin';
-import type { Clock } from '../application/context.ts';
-import { andThen, isPromise, type MaybePromise } from '../maybe-promise.ts';
-import { type ApiKey, isBanned } from '../auth/api-keys.ts';
-import { BannedError, InvalidApiKeyError, MissingApiKeyError, RateLimitedError } from '../auth/errors.ts';
-import { crossesBanThreshold, type RateStatus, secondsUntil } from '../auth/rate-decision.ts';
-import type { RateLimiter } from '../auth/rate-limiter.ts';
+import type { Clock } from '../shared/context.ts';
+import { andThen, isPromise, type MaybePromise } from '../shared/maybe-promise.ts';
+import { type ApiKey, isBanned } from '../domain/api-keys.ts';
+import {
+  BannedError,
+  InvalidApiKeyError,
+  MissingApiKeyError,
+  RateLimitedError,
+} from '../shared/auth-errors.ts';
+import { crossesBanThreshold, type RateStatus, secondsUntil } from '../domain/rate-decision.ts';
+import type { RateLimiter } from '../application/rate-limiter.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../shared/errors.ts';
 import { sendError } from './error-handler.ts';
 
 export class ShuttingDownError extends AppError {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
-import type { RecordedEvent } from '../eventstore/port.ts';
+import type { RecordedEvent } from '../application/ports/event-store.ts';
 import { isSnapshot, type SnapshotStore } from './snapshot-file.ts';
 
 const MIN_PERIODIC_SNAPSHOT_INTERVAL_MS = 60_000;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
-import type { EventStore, RecordedEvent, Subscription } from '../eventstore/port.ts';
+import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 import { ReadModel } from './read-model.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ValidationError, IdempotencyKeyReusedError } from '../../src/errors.ts';
+import { ValidationError, IdempotencyKeyReusedError } from '../../src/shared/errors.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { idempotencyStreamName, requestHash } from '../../src/domain/idempotency.ts';
 

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src/application/context.ts';
+import { systemClock } from '../../src/shared/context.ts';
 import { PetIdAllocator } from '../../src/application/pet-id-allocator.ts';
-import type { EventStore } from '../../src/eventstore/port.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 

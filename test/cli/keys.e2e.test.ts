@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { petstoreKeys } from '../auth/cli.ts';
+import { petstoreKeys } from '../support/cli.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 

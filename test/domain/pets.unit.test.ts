@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { decideCreatePet, PET_NAME_MAX_LENGTH, validateNewPet } from '../../src/domain/pets.ts';
-import { ValidationError } from '../../src/errors.ts';
+import { ValidationError } from '../../src/shared/errors.ts';
 
 function validationFailure(input: unknown): { field: string | undefined; message: string } {
   try {

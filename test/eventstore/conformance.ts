@@ -5,7 +5,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   WrongExpectedRevisionError,
-} from '../../src/eventstore/port.ts';
+} from '../../src/application/ports/event-store.ts';
 
 /**
  * The contract of the event store port, for every adapter. A store may be shared with other

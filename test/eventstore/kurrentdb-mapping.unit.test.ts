@@ -9,7 +9,7 @@ import {
   toWrongExpectedRevision,
   whyUnreadable,
 } from '../../src/eventstore/kurrentdb-mapping.ts';
-import { WrongExpectedRevisionError } from '../../src/eventstore/port.ts';
+import { WrongExpectedRevisionError } from '../../src/application/ports/event-store.ts';
 
 const metadata = {
   eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',

@@ -3,7 +3,7 @@ import type { AllStreamResolvedEvent, AllStreamSubscription } from '@kurrent/kur
 import { describe, expect, it } from 'vitest';
 import { packPosition } from '../../src/eventstore/kurrentdb-position.ts';
 import { resubscribingSubscription } from '../../src/eventstore/kurrentdb-subscription.ts';
-import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import type { RecordedEvent } from '../../src/application/ports/event-store.ts';
 
 /** A server subscription that delivers `events`, then fails (a dropped connection) or ends. */
 function serverSubscription(

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventStore, NewEvent } from '../../src/eventstore/port.ts';
+import type { EventStore, NewEvent } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import type { RecordedEvent } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { EventStore } from '../../src/eventstore/port.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { startForwarder } from '../../src/forwarding/forwarder.ts';
 import {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventStore, NewEvent } from '../../src/eventstore/port.ts';
+import type { EventStore, NewEvent } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { startConfiguredForwarder } from '../../src/forwarding/from-config.ts';
 import { type Forwarder, startForwarder } from '../../src/forwarding/forwarder.ts';

@@ -1,6 +1,6 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
-import { NotFoundError } from '../../src/errors.ts';
+import { NotFoundError } from '../../src/shared/errors.ts';
 import { errorHandler } from '../../src/http/error-handler.ts';
 
 async function appThrowing(error: unknown) {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { controlledClock, type GuardedApp, startGuardedApp } from '../auth/guarded-app.ts';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
 
 /** Per-address limits behind a trusted proxy (TRUST_PROXY) and for IPv6 clients. */
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { controlledClock, type GuardedApp, startGuardedApp } from '../auth/guarded-app.ts';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
 
 /** URLs Fastify's router refuses before routing still pass the guard and get the Error body. */
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { controlledClock, type GuardedApp, startGuardedApp } from '../auth/guarded-app.ts';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
 
 const START = Date.UTC(2030, 0, 15, 10, 0, 5);
 const MINUTE_END = String(Date.UTC(2030, 0, 15, 10, 1, 0) / 1000);

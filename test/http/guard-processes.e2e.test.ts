@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { petstoreKeys } from '../auth/cli.ts';
+import { petstoreKeys } from '../support/cli.ts';
 import { redisAvailability, type RedisServer, startRedis } from '../support/redis.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { expect, it } from 'vitest';
-import type { ApiKey } from '../../src/auth/api-keys.ts';
+import type { ApiKey } from '../../src/domain/api-keys.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 
 const request = (apiKey: Partial<ApiKey> | null) => ({ id: 'req-1', apiKey }) as unknown as FastifyRequest;

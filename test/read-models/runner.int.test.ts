@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
-import type { EventStore } from '../../src/eventstore/port.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { ProjectionGroup, ProjectionRunner } from '../../src/read-models/runner.ts';
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';

@@ -1,17 +1,19 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { type Application, startApplication } from '../../src/application/index.ts';
-import { type Clock, systemClock } from '../../src/application/context.ts';
+import type { Application } from '../../src/application/index.ts';
+import type { CounterStore } from '../../src/application/ports/counters.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { type Config, loadConfig } from '../../src/config.ts';
-import { openEventStore } from '../../src/eventstore/index.ts';
-import type { EventStore } from '../../src/eventstore/port.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { type Guard, openGuard } from '../../src/http/guard.ts';
+import { type Service, startService } from '../../src/service.ts';
+import { type Clock, systemClock } from '../../src/shared/context.ts';
 import { makeTempDir } from './temp-dir.ts';
 
 export type TestApp = {
   readonly app: FastifyInstance;
   readonly application: Application;
+  readonly service: Service;
   readonly store: EventStore;
   readonly config: Config;
   close(): Promise<void>;
@@ -19,13 +21,15 @@ export type TestApp = {
 
 /**
  * The real service, in process, on a fresh embedded store in a temp directory: drive it with
- * `app.inject()`. Pass `env` to change configuration and `guard` to put a guard in front.
+ * `app.inject()`. Pass `env` to change configuration and `guard` to put a guard in front (the open
+ * guard, without authentication, by default).
  */
 export async function startTestApp(
   options: {
     env?: Record<string, string>;
-    guard?: (config: Config, store: EventStore) => Guard | Promise<Guard>;
+    guard?: (service: Service) => Guard;
     clock?: Clock;
+    counters?: CounterStore;
   } = {},
 ): Promise<TestApp> {
   const temp = makeTempDir();
@@ -36,20 +40,22 @@ export async function startTestApp(
     ...options.env,
   });
   const logger = pino({ level: config.logLevel });
-  const store = await openEventStore(config);
-  const application = await startApplication({ store, config, logger, clock: options.clock ?? systemClock });
-  const guard = options.guard === undefined ? openGuard : await options.guard(config, store);
-  const app = await buildApp({ config, application, guard, logger });
+  const service = await startService(config, logger, {
+    clock: options.clock ?? systemClock,
+    ...(options.counters === undefined ? {} : { counters: options.counters }),
+  });
+  const guard = options.guard === undefined ? openGuard : options.guard(service);
+  const app = await buildApp({ config, application: service.application, guard, logger });
   await app.ready();
   return {
     app,
-    application,
-    store,
+    application: service.application,
+    service,
+    store: service.store,
     config,
     async close() {
       await app.close();
-      await application.stop();
-      await store.close();
+      await service.stop();
       temp.remove();
     },
   };

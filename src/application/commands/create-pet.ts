@@ -14,11 +14,11 @@ import {
   petStreamName,
   validateNewPet,
 } from '../../domain/pets.ts';
-import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../../errors.ts';
-import { type EventStore, WrongExpectedRevisionError } from '../../eventstore/port.ts';
-import type { Clock, RequestContext } from '../context.ts';
-import { newEventMetadata } from '../event-metadata.ts';
-import type { PetReadModel } from '../read-model.ts';
+import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../../shared/errors.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
+import type { Clock, RequestContext } from '../../shared/context.ts';
+import { newEventMetadata } from '../../shared/event-metadata.ts';
+import type { PetReadModel } from '../ports/read-models.ts';
 
 export type CreatePetOptions = {
   /** A client-chosen key that makes retries of this request create at most one pet. */

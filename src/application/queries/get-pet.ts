@@ -1,6 +1,6 @@
 import { MAX_PET_ID, type Pet } from '../../domain/pets.ts';
-import { NotFoundError, ValidationError } from '../../errors.ts';
-import type { PetReadModel } from '../read-model.ts';
+import { NotFoundError, ValidationError } from '../../shared/errors.ts';
+import type { PetReadModel } from '../ports/read-models.ts';
 
 const INT64_MAX = 2n ** 63n - 1n;
 const LARGEST_PET_ID = BigInt(MAX_PET_ID);

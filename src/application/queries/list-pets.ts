@@ -1,6 +1,6 @@
-import { isPetStatus, MAX_PET_ID, PET_STATUSES, type Pet, type PetStatus } from '../../domain/pets.ts';
-import { ValidationError } from '../../errors.ts';
-import type { PetReadModel } from '../read-model.ts';
+import { MAX_PET_ID, type Pet, validateStatus } from '../../domain/pets.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import type { PetReadModel } from '../ports/read-models.ts';
 
 export const LIST_LIMIT_MIN = 1;
 export const LIST_LIMIT_MAX = 100;
@@ -24,7 +24,7 @@ export type PetsPage = {
 export function listPetsQuery(readModel: PetReadModel) {
   return function listPets(query: ListPetsQuery = {}): PetsPage {
     const limit = validateLimit(query.limit);
-    const status = validateStatus(query.status);
+    const status = query.status === undefined ? undefined : validateStatus(query.status);
     const after = validateAfter(query.after);
     const { pets, hasMore } = readModel.page({
       limit,
@@ -45,13 +45,6 @@ function validateLimit(limit: number | undefined): number {
     );
   }
   return limit;
-}
-
-function validateStatus(status: string | undefined): PetStatus | undefined {
-  if (status === undefined) return undefined;
-  if (!isPetStatus(status))
-    throw new ValidationError(`status must be one of ${PET_STATUSES.join(', ')}.`, 'status');
-  return status;
 }
 
 function validateAfter(after: number | undefined): number | undefined {

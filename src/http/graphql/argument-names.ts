@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../shared/errors.ts';
 
 /**
  * The application names its parameters as REST does (`limit`, `petId`); a GraphQL client knows

@@ -1,4 +1,4 @@
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../shared/errors.ts';
 
 /**
  * Connection cursors are opaque to clients. Inside, a cursor is the id of the last pet seen: the

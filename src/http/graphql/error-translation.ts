@@ -1,6 +1,6 @@
 import type { GraphQLError } from 'graphql';
 import { createGraphQLError, handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import { type AppError, InternalError, isAppError } from '../../errors.ts';
+import { type AppError, InternalError, isAppError } from '../../shared/errors.ts';
 import type { GraphQLContext } from './builder.ts';
 
 /**

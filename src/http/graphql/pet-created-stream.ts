@@ -1,7 +1,7 @@
 import { FixedBuffer, Repeater } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import type { Pet } from '../../domain/pets.ts';
-import { SubscriberTooSlowError } from '../../errors.ts';
+import { SubscriberTooSlowError } from '../../shared/errors.ts';
 
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
 export const PET_CREATED_BUFFER = 1000;

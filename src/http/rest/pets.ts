@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Application } from '../../application/index.ts';
-import { ValidationError } from '../../errors.ts';
+import { ValidationError } from '../../shared/errors.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
 import { PetJsonCache } from './pet-json.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { controlledClock, type GuardedApp, startGuardedApp } from '../../auth/guarded-app.ts';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
 
 /** Requests that reached Yoga's full handler, in every Yoga the app builds. */
 let fullHandlerCalls = 0;

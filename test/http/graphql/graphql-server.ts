@@ -1,6 +1,5 @@
-import type { Config } from '../../../src/config.ts';
-import type { EventStore } from '../../../src/eventstore/port.ts';
 import type { Guard } from '../../../src/http/guard.ts';
+import type { Service } from '../../../src/service.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
 export type GraphQLResponse = {
@@ -27,7 +26,7 @@ export type GraphQLServer = {
 
 /** The real service on a fresh store, listening on a loopback port, with a GraphQL client. */
 export async function startGraphQLServer(
-  options: { env?: Record<string, string>; guard?: (config: Config, store: EventStore) => Guard } = {},
+  options: { env?: Record<string, string>; guard?: (service: Service) => Guard } = {},
 ): Promise<GraphQLServer> {
   const testApp = await startTestApp(options);
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });

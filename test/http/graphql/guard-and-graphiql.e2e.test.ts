@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { controlledClock, type GuardedApp, startGuardedApp } from '../../auth/guarded-app.ts';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
 import { startGraphQLServer } from './graphql-server.ts';
 
 const START = Date.UTC(2030, 0, 15, 10, 0, 5);

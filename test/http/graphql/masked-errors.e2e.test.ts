@@ -1,18 +1,17 @@
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Application, startApplication } from '../../../src/application/index.ts';
+import type { Application } from '../../../src/application/index.ts';
 import { loadConfig } from '../../../src/config.ts';
-import { openEventStore } from '../../../src/eventstore/index.ts';
-import type { EventStore } from '../../../src/eventstore/port.ts';
 import { buildApp } from '../../../src/http/app.ts';
 import { openGuard } from '../../../src/http/guard.ts';
+import { type Service, startService } from '../../../src/service.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
 
 /** The real app with a logger whose lines the test can read, and an application that can fail. */
 const logLines: Record<string, unknown>[] = [];
 const temp = makeTempDir();
-let store: EventStore;
+let service: Service;
 let application: Application;
 let app: Awaited<ReturnType<typeof buildApp>>;
 let endpoint: string;
@@ -26,16 +25,15 @@ beforeAll(async () => {
     },
   });
   const logger = pino({ level: 'error' }, sink);
-  store = await openEventStore(config);
-  application = await startApplication({ store, config, logger });
+  service = await startService(config, logger);
+  application = service.application;
   app = await buildApp({ config, application, guard: openGuard, logger });
   await app.listen({ port: 0, host: '127.0.0.1' });
   endpoint = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/graphql`;
 });
 afterAll(async () => {
   await app.close();
-  await application.stop();
-  await store.close();
+  await service.stop();
   temp.remove();
 });
 

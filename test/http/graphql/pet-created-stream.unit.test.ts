@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Pet } from '../../../src/domain/pets.ts';
-import { SubscriberTooSlowError } from '../../../src/errors.ts';
+import { SubscriberTooSlowError } from '../../../src/shared/errors.ts';
 import { PET_CREATED_BUFFER, petCreatedStream } from '../../../src/http/graphql/pet-created-stream.ts';
 
 /** An application whose pet feed the test drives by hand. */

@@ -1,11 +1,17 @@
-import { type AppError, ValidationError } from '../../../errors.ts';
+import { type AppError, ERROR_CODES, ValidationError } from '../../../shared/errors.ts';
 import { builder } from '../builder.ts';
+
+/** The service's closed set of error codes, the same strings REST sends in its Error body. */
+export const ErrorCode = builder.enumType('ErrorCode', {
+  description: 'Machine-readable and stable: the `code` of an Error body, and of `extensions.code`.',
+  values: ERROR_CODES,
+});
 
 /** Expected failures a client can act on, returned as values (see `createPet`). */
 export const ErrorInterface = builder.interfaceRef<AppError>('Error').implement({
   description: 'A failure the client can act on. `code` is the same machine-readable code REST sends.',
   fields: (t) => ({
-    code: t.exposeString('code'),
+    code: t.expose('code', { type: ErrorCode }),
     message: t.exposeString('message'),
   }),
 });

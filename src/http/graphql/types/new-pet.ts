@@ -1,5 +1,5 @@
 import { PET_NAME_MAX_LENGTH } from '../../../domain/pets.ts';
-import { ValidationError } from '../../../errors.ts';
+import { ValidationError } from '../../../shared/errors.ts';
 import { builder } from '../builder.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';

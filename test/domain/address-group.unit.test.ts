@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { addressGroup } from '../../src/auth/address-group.ts';
+import { addressGroup } from '../../src/domain/address-group.ts';
 
 it('counts an IPv4 address on its own', () => {
   expect(addressGroup('203.0.113.9')).toBe('203.0.113.9');

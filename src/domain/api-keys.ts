@@ -1,5 +1,5 @@
-import { NotFoundError, ValidationError } from '../errors.ts';
-import { ApiKeyRevokedError } from './errors.ts';
+import { NotFoundError, ValidationError } from '../shared/errors.ts';
+import { ApiKeyRevokedError } from '../shared/auth-errors.ts';
 import { type Limits, type Plan, resolveLimits } from './plans.ts';
 
 /**

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { pino } from 'pino';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import type { Clock } from '../../src/application/context.ts';
-import type { IssueApiKey } from '../../src/auth/api-keys.ts';
-import { type Auth, startAuth } from '../../src/auth/index.ts';
-import { issueApiKey, revokeApiKey } from '../../src/auth/key-commands.ts';
-import { type CounterStore, LimiterWindowCounter } from '../../src/auth/window-counter.ts';
+import type { Clock } from '../../src/shared/context.ts';
+import type { IssueApiKey } from '../../src/domain/api-keys.ts';
+import type { Auth } from '../../src/application/auth.ts';
+import { issueApiKey, revokeApiKey } from '../../src/application/commands/api-keys.ts';
+import type { CounterStore } from '../../src/application/ports/counters.ts';
+import { LimiterWindowCounter } from '../../src/rate-limits/window-counter.ts';
 import { apiKeyGuard } from '../../src/http/guard.ts';
-import { startTestApp, type TestApp } from '../support/app.ts';
+import { startTestApp, type TestApp } from './app.ts';
 
 /** A clock that stands still until a test moves it. */
 export type ControlledClock = Clock & { set(ms: number): void; advance(ms: number): void };
@@ -41,22 +41,13 @@ export async function startGuardedApp(options: {
   counters?: CounterStore;
 }): Promise<GuardedApp> {
   const { clock } = options;
-  let auth: Auth | undefined;
   const testApp = await startTestApp({
     clock,
     ...(options.env === undefined ? {} : { env: options.env }),
-    guard: async (config, store) => {
-      auth = await startAuth({
-        store,
-        config,
-        logger: pino({ level: 'silent' }),
-        clock,
-        ...(options.counters === undefined ? {} : { counters: options.counters }),
-      });
-      return apiKeyGuard(auth);
-    },
+    ...(options.counters === undefined ? {} : { counters: options.counters }),
+    guard: (service) => apiKeyGuard(service.auth),
   });
-  const started = auth!;
+  const started = testApp.service.auth;
   const deps = { store: testApp.store, clock };
   return {
     ...testApp,
@@ -70,10 +61,7 @@ export async function startGuardedApp(options: {
       const change = await revokeApiKey(deps, keyId, { correlationId: randomUUID() });
       await started.keys.waitFor(change.position!);
     },
-    async close() {
-      await started.stop();
-      await testApp.close();
-    },
+    close: () => testApp.close(),
   };
 }
 

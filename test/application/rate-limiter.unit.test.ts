@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { expect, it } from 'vitest';
-import type { ApiKey } from '../../src/auth/api-keys.ts';
-import { RateLimiter } from '../../src/auth/rate-limiter.ts';
-import { LimiterWindowCounter, memoryCounters } from '../../src/auth/window-counter.ts';
+import type { ApiKey } from '../../src/domain/api-keys.ts';
+import { RateLimiter } from '../../src/application/rate-limiter.ts';
+import { LimiterWindowCounter, memoryCounters } from '../../src/rate-limits/window-counter.ts';
 
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
 

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
-import { resolveLimits } from '../../src/auth/plans.ts';
-import { ValidationError } from '../../src/errors.ts';
+import { resolveLimits } from '../../src/domain/plans.ts';
+import { ValidationError } from '../../src/shared/errors.ts';
 
 it('gives each published plan the interface’s figures', () => {
   expect(['free', 'pro', 'business'].map((plan) => resolveLimits(plan).limits)).toEqual([

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { andThen, isPromise } from '../src/maybe-promise.ts';
+import { andThen, isPromise } from '../../src/shared/maybe-promise.ts';
 
 it('takes a value that is already there for one, not for a promise', () => {
   expect([isPromise(3), isPromise(undefined), isPromise(null), isPromise({ then: 1 })]).toEqual([

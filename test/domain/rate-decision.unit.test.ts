@@ -6,7 +6,7 @@ import {
   MINUTE_MS,
   windowEnd,
   windowIndex,
-} from '../../src/auth/rate-decision.ts';
+} from '../../src/domain/rate-decision.ts';
 
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
 const MINUTE_END = Date.UTC(2030, 0, 15, 10, 1) / 1000;

@@ -1,15 +1,41 @@
 /**
+ * Every code a client can receive in an Error body (REST) or `extensions.code` (GraphQL): one
+ * closed set. `schema/openapi.json` and the GraphQL `ErrorCode` enum list exactly these, which a
+ * test checks. GraphQL's own protocol codes (GRAPHQL_PARSE_FAILED and the like) are not ours.
+ */
+export const ERROR_CODES = [
+  'validation_failed',
+  'invalid_json',
+  'bad_request',
+  'missing_api_key',
+  'invalid_api_key',
+  'not_found',
+  'method_not_allowed',
+  'payload_too_large',
+  'unsupported_media_type',
+  'idempotency_key_reused',
+  'rate_limited',
+  'banned',
+  'api_key_revoked',
+  'subscriber_too_slow',
+  'internal_error',
+  'shutting_down',
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/**
  * The one error hierarchy. Every deliberate failure has a stable `code` and an HTTP `status`;
  * the edges (REST, GraphQL) render it once. Anything that is not an AppError is unexpected:
  * it is logged with the request id and reaches clients as a generic 500.
  */
 export class AppError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly status: number;
   /** Response headers the edge must add (for example `Allow`, `Retry-After`). */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: string, status: number, message: string, headers: Record<string, string> = {}) {
+  constructor(code: ErrorCode, status: number, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = new.target.name;
     this.code = code;
@@ -29,7 +55,7 @@ export class ValidationError extends AppError {
 }
 
 export class BadRequestError extends AppError {
-  constructor(code: string, message: string) {
+  constructor(code: 'bad_request' | 'invalid_json', message: string) {
     super(code, 400, message);
   }
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiKey } from '../../src/auth/api-keys.ts';
-import { RateLimiter } from '../../src/auth/rate-limiter.ts';
-import { connectRateLimitRedis } from '../../src/auth/redis.ts';
-import { redisCounters } from '../../src/auth/window-counter.ts';
+import type { ApiKey } from '../../src/domain/api-keys.ts';
+import { RateLimiter } from '../../src/application/rate-limiter.ts';
+import { connectRateLimitRedis } from '../../src/rate-limits/redis.ts';
+import { redisCounters } from '../../src/rate-limits/window-counter.ts';
 import { redisAvailability, type RedisServer, startRedis } from '../support/redis.ts';
 
 const availability = redisAvailability();

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { apiKeysProjection } from '../../projections/api-keys.ts';
-import { decideIssueApiKey, decideRevokeApiKey, evolveApiKey } from '../../src/auth/api-keys.ts';
+import { decideIssueApiKey, decideRevokeApiKey, evolveApiKey } from '../../src/domain/api-keys.ts';
 
 const NOW = new Date('2030-01-15T10:00:05.000Z');
 const issued = decideIssueApiKey({ plan: 'free' }, { keyId: 'key_a', secretHash: 'hash-a' }, NOW);

@@ -1,7 +1,7 @@
-import { AppError } from '../errors.ts';
+import { AppError } from './errors.ts';
 
 /**
- * The guard's failures, in the one hierarchy of src/errors.ts. `headers` carry what RFC 6750 and
+ * The guard's failures, in the one hierarchy of src/shared/errors.ts. `headers` carry what RFC 6750 and
  * RFC 9110 ask of a 401 and a 429; the rate-limit headers are already on the reply by then.
  */
 

@@ -10,9 +10,9 @@ import {
   decideUnbanApiKey,
   evolveApiKey,
   isBanned,
-} from '../../src/auth/api-keys.ts';
-import { ApiKeyRevokedError } from '../../src/auth/errors.ts';
-import { NotFoundError, ValidationError } from '../../src/errors.ts';
+} from '../../src/domain/api-keys.ts';
+import { ApiKeyRevokedError } from '../../src/shared/auth-errors.ts';
+import { NotFoundError, ValidationError } from '../../src/shared/errors.ts';
 
 const NOW = new Date('2030-01-15T10:00:05.000Z');
 const given = (events: ApiKeyEvent[]): ApiKey | undefined =>

@@ -1,5 +1,6 @@
 /**
- * The event store port. Adapters: `sqlite.ts` (embedded default) and `kurrentdb.ts` (production).
+ * The event store port, defined by the application. Adapters: `src/eventstore/sqlite.ts` (embedded
+ * default) and `src/eventstore/kurrentdb.ts` (production).
  * `test/eventstore/conformance.ts` states this contract as tests; every adapter must pass it.
  *
  * Revisions count the events of one stream from 0. Positions order all events of the store; they
@@ -7,17 +8,8 @@
  * to end; in JSON they travel as decimal strings.
  */
 
-export type EventMetadata = {
-  /** Unique per event; consumers deduplicate by it. */
-  readonly eventId: string;
-  /** ISO-8601 time at which the command that produced the event was decided. */
-  readonly occurredAt: string;
-  readonly correlationId: string;
-  readonly schemaVersion: number;
-  /** The API key that acted, once authentication exists; absent for CLI and system actions. */
-  readonly apiKeyId?: string;
-  readonly [key: string]: unknown;
-};
+export type { EventMetadata } from '../../shared/event-metadata.ts';
+import type { EventMetadata } from '../../shared/event-metadata.ts';
 
 export type NewEvent = {
   readonly type: string;

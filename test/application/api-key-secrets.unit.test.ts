@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/auth/secrets.ts';
+import { generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/application/api-key-secrets.ts';
 
 it('generates a psk_ key of 32 random bytes and a key_ id', () => {
   const { keyId, secret } = generateApiKey();

@@ -1,7 +1,7 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { describe, expect, it } from 'vitest';
-import { DAY_MS, MINUTE_MS, windowIndex } from '../../src/auth/rate-decision.ts';
-import { LimiterWindowCounter, MemoryWindowCounter } from '../../src/auth/window-counter.ts';
+import { DAY_MS, MINUTE_MS, windowIndex } from '../../src/domain/rate-decision.ts';
+import { LimiterWindowCounter, MemoryWindowCounter } from '../../src/rate-limits/window-counter.ts';
 
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
 

@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.ts';
+import { ValidationError } from '../shared/errors.ts';
 
 /** Plans and their request limits, as the interface's Limits table states them. */
 

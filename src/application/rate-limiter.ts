@@ -1,9 +1,9 @@
-import { andThen, isPromise, type MaybePromise } from '../maybe-promise.ts';
-import { addressGroup } from './address-group.ts';
-import type { ApiKey } from './api-keys.ts';
-import type { Limits } from './plans.ts';
-import { DAY_MS, decideRate, MINUTE_MS, type RateStatus } from './rate-decision.ts';
-import type { CounterStore, WindowCounter } from './window-counter.ts';
+import { andThen, isPromise, type MaybePromise } from '../shared/maybe-promise.ts';
+import { addressGroup } from '../domain/address-group.ts';
+import type { ApiKey } from '../domain/api-keys.ts';
+import type { Limits } from '../domain/plans.ts';
+import { DAY_MS, decideRate, MINUTE_MS, type RateStatus } from '../domain/rate-decision.ts';
+import type { CounterStore, WindowCounter } from './ports/counters.ts';
 
 /**
  * Per client address, for requests without a valid key and, in a budget of their own, for the

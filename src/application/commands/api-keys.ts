@@ -1,6 +1,6 @@
-import type { Clock, RequestContext } from '../application/context.ts';
-import { newEventMetadata } from '../application/event-metadata.ts';
-import { type EventStore, WrongExpectedRevisionError } from '../eventstore/port.ts';
+import type { Clock, RequestContext } from '../../shared/context.ts';
+import { newEventMetadata } from '../../shared/event-metadata.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import {
   type ApiKey,
   type ApiKeyEvent,
@@ -13,8 +13,8 @@ import {
   decideUnbanApiKey,
   evolveApiKey,
   type IssueApiKey,
-} from './api-keys.ts';
-import { generateApiKey, hashApiKey } from './secrets.ts';
+} from '../../domain/api-keys.ts';
+import { generateApiKey, hashApiKey } from '../api-key-secrets.ts';
 
 /**
  * The API-key commands: read the key's stream, decide, append with the revision read, and

@@ -1,0 +1,41 @@
+import type { ApiKey } from '../domain/api-keys.ts';
+import { hashApiKey, isWellFormedApiKey } from './api-key-secrets.ts';
+import type { ApiKeyReadModel } from './ports/read-models.ts';
+
+/**
+ * The API keys this process knows, kept current from the event store's subscription, so that a
+ * key created, revoked, re-planned or banned by another process (the CLI, another server) is
+ * honoured here within the store's subscription lag, without a restart.
+ */
+export class KeyRegistry {
+  readonly #keys: ApiKeyReadModel;
+
+  constructor(keys: ApiKeyReadModel) {
+    this.#keys = keys;
+  }
+
+  /**
+   * The active key with this secret, or undefined: one SHA-256 and one Map lookup. The lookup
+   * compares digests, not secrets: how long it takes depends on the digest of what the caller sent,
+   * which the caller cannot steer towards a stored one, so its timing tells nothing about stored
+   * keys, and a constant-time comparison on top would add nothing.
+   */
+  authenticate(secret: string): ApiKey | undefined {
+    if (!isWellFormedApiKey(secret)) return undefined;
+    return this.#keys.bySecretHash(hashApiKey(secret));
+  }
+
+  /** The current state of a key (it may have been re-planned or banned since authentication). */
+  get(keyId: string): ApiKey | undefined {
+    return this.#keys.byId(keyId);
+  }
+
+  list(): ApiKey[] {
+    return this.#keys.all().sort((a, b) => a.issuedAt.localeCompare(b.issuedAt));
+  }
+
+  /** Resolves once this registry includes every event up to `position`. */
+  waitFor(position: bigint): Promise<void> {
+    return this.#keys.waitFor(position);
+  }
+}

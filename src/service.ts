@@ -1,0 +1,98 @@
+import type { Logger } from 'pino';
+import { apiKeysProjection } from '../projections/api-keys.ts';
+import { petListProjection } from '../projections/pet-list.ts';
+import { type Auth, createAuth } from './application/auth.ts';
+import { type Application, createApplication } from './application/index.ts';
+import type { CounterStore } from './application/ports/counters.ts';
+import type { EventStore } from './application/ports/event-store.ts';
+import type { Config } from './config.ts';
+import { openEventStore } from './eventstore/index.ts';
+import { connectRateLimitRedis } from './rate-limits/redis.ts';
+import { memoryCounters, redisCounters } from './rate-limits/window-counter.ts';
+import { apiKeyReadModel } from './read-models/api-key-read-model.ts';
+import { petReadModel } from './read-models/pet-read-model.ts';
+import { ProjectionGroup } from './read-models/runner.ts';
+import { dataDirSnapshots } from './read-models/snapshot-file.ts';
+import { type Clock, systemClock } from './shared/context.ts';
+
+/**
+ * The service without its HTTP edge: the event store, every read model of the process (fed by one
+ * subscription), the application and authentication. The composition root for the server, the CLI
+ * and tests alike.
+ */
+export type Service = {
+  readonly store: EventStore;
+  readonly readModels: ProjectionGroup;
+  readonly application: Application;
+  readonly auth: Auth;
+  /** Stops following the store and saves snapshots; closes the store only if this service opened it. */
+  stop(): Promise<void>;
+};
+
+export type ServiceOptions = {
+  /** A store opened by the caller (who closes it); by default the one the configuration names. */
+  readonly store?: EventStore;
+  readonly clock?: Clock;
+  /** Rate-limit counters; by default Redis when REDIS_URL is set, else this process's memory. */
+  readonly counters?: CounterStore;
+  /** Save read-model snapshots in the data directory (the server does; a one-off CLI command need not). */
+  readonly snapshots?: boolean;
+};
+
+type ServiceConfig = Pick<
+  Config,
+  | 'dataDir'
+  | 'eventStoreUrl'
+  | 'logLevel'
+  | 'petIdBlockSize'
+  | 'idempotencyKeyTtlMs'
+  | 'snapshotEveryEvents'
+  | 'redisUrl'
+  | 'rateLimitBanSeconds'
+>;
+
+/** Opens the store (unless given), catches every read model up with it, and follows it from then on. */
+export async function startService(
+  config: ServiceConfig,
+  logger: Logger,
+  options: ServiceOptions = {},
+): Promise<Service> {
+  const clock = options.clock ?? systemClock;
+  const store = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const readModels = new ProjectionGroup({
+    store,
+    logger,
+    ...(options.snapshots === false
+      ? {}
+      : { snapshots: dataDirSnapshots(config.dataDir), snapshotEveryEvents: config.snapshotEveryEvents }),
+  });
+  const waitFor = (position: bigint) => readModels.waitFor(position);
+  const pets = petReadModel(readModels.add(petListProjection), waitFor);
+  const keys = apiKeyReadModel(readModels.add(apiKeysProjection), waitFor);
+  const redis =
+    config.redisUrl === undefined || options.counters !== undefined
+      ? undefined
+      : connectRateLimitRedis(config.redisUrl, logger);
+  const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
+  const application = createApplication({ store, pets, clock, logger, config });
+  const auth = createAuth({
+    store,
+    keys,
+    counters,
+    clock,
+    banSeconds: config.rateLimitBanSeconds,
+    logger,
+  });
+  await readModels.start();
+  return {
+    store,
+    readModels,
+    application,
+    auth,
+    async stop() {
+      await readModels.stop();
+      redis?.disconnect();
+      if (options.store === undefined) await store.close();
+    },
+  };
+}
