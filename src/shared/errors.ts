@@ -20,6 +20,16 @@ export const ERROR_CODES = [
   'subscriber_too_slow',
   'internal_error',
   'shutting_down',
+
+  // Pets that change, key scopes (issue 11)
+
+  // Orders and inventory (issue 12)
+
+  // Audit, replay and consistency (issue 13)
+
+  // Operations: health (issue 14)
+
+  // Hardening (issue 15)
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
