@@ -3,8 +3,10 @@ import type { ProjectedEvent, Projection } from './projection.ts';
 
 /**
  * The API-key read model: every key by id (for operators), and the keys that may authenticate by
- * the SHA-256 of their secret (for the guard: one Map lookup per request). Revoked keys leave
- * `bySecretHash` at once but stay in `byId`, so that `keys list` still shows them.
+ * the SHA-256 of their secret (for the guard: one Map lookup per request). A rotated key is found
+ * by its new secret and, until its grace ends, by its old one (`acceptsSecret` decides, with the
+ * clock); the secret before that leaves the map. Revoked keys leave `bySecretHash` at once but
+ * stay in `byId`, so that `keys list` still shows them.
  */
 export type ApiKeysState = {
   readonly byId: Map<string, ApiKey>;
@@ -13,13 +15,14 @@ export type ApiKeysState = {
 
 export const apiKeysProjection: Projection<ApiKeysState> = {
   name: 'api-keys',
-  version: 1,
+  version: 2,
   initialState,
   evolve(state: ApiKeysState, event: ProjectedEvent): ApiKeysState {
     if (!API_KEY_EVENT_TYPES.has(event.type)) return state;
     const keyId = event.data.keyId as string;
-    const next = evolveApiKey(state.byId.get(keyId), event as ApiKeyEvent);
-    if (next !== undefined) put(state, next);
+    const before = state.byId.get(keyId);
+    const next = evolveApiKey(before, event as unknown as ApiKeyEvent);
+    if (next !== undefined) put(state, next, before);
     return state;
   },
   toSnapshot(state: ApiKeysState): ApiKey[] {
@@ -27,7 +30,7 @@ export const apiKeysProjection: Projection<ApiKeysState> = {
   },
   fromSnapshot(raw: unknown): ApiKeysState {
     const state = initialState();
-    for (const key of raw as ApiKey[]) put(state, key);
+    for (const key of raw as ApiKey[]) put(state, key, undefined);
     return state;
   },
 };
@@ -36,8 +39,11 @@ function initialState(): ApiKeysState {
   return { byId: new Map(), bySecretHash: new Map() };
 }
 
-function put(state: ApiKeysState, key: ApiKey): void {
+function put(state: ApiKeysState, key: ApiKey, before: ApiKey | undefined): void {
   state.byId.set(key.keyId, key);
-  if (key.revoked) state.bySecretHash.delete(key.secretHash);
-  else state.bySecretHash.set(key.secretHash, key);
+  const hashes = key.revoked ? [] : [key.secretHash, key.previousSecretHash];
+  for (const hash of [before?.secretHash, before?.previousSecretHash]) {
+    if (hash !== undefined && !hashes.includes(hash)) state.bySecretHash.delete(hash);
+  }
+  for (const hash of hashes) if (hash !== undefined) state.bySecretHash.set(hash, key);
 }

@@ -7,6 +7,8 @@
 export type ProjectedEvent = {
   readonly type: string;
   readonly data: Readonly<Record<string, unknown>>;
+  /** The event's revision in its stream (0 for the first). */
+  readonly revision: bigint;
 };
 
 export interface Projection<State> {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { apiKeysProjection } from '../projections/api-keys.ts';
 import { petListProjection } from '../projections/pet-list.ts';
 import { type Auth, createAuth } from './application/auth.ts';
+import { grantDefaultScopes } from './application/commands/api-keys.ts';
 import { type Application, createApplication } from './application/index.ts';
 import type { CounterStore } from './application/ports/counters.ts';
 import type { EventStore } from './application/ports/event-store.ts';
@@ -84,6 +85,7 @@ export async function startService(
     logger,
   });
   await readModels.start();
+  await grantLegacyKeysTheirScopes(store, auth, clock);
   return {
     store,
     readModels,
@@ -95,4 +97,12 @@ export async function startService(
       if (options.store === undefined) await store.close();
     },
   };
+}
+
+/** Keys issued before scopes existed get the default ones (an event each) before the first request. */
+async function grantLegacyKeysTheirScopes(store: EventStore, auth: Auth, clock: Clock): Promise<void> {
+  const position = await grantDefaultScopes({ store, clock }, auth.keys.list(), {
+    correlationId: 'scopes-introduced',
+  });
+  if (position !== undefined) await auth.keys.waitFor(position);
 }

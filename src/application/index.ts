@@ -1,6 +1,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../shared/context.ts';
 import { createPetCommand } from './commands/create-pet.ts';
+import { removePetCommand } from './commands/remove-pet.ts';
+import { updatePetCommand } from './commands/update-pet.ts';
 import { PetIdAllocator } from './pet-id-allocator.ts';
 import type { EventStore } from './ports/event-store.ts';
 import type { PetReadModel } from './ports/read-models.ts';
@@ -9,6 +11,9 @@ import { listPetsQuery } from './queries/list-pets.ts';
 
 export type { RequestContext } from '../shared/context.ts';
 export type { CreatePetOptions, CreatePetResult } from './commands/create-pet.ts';
+export type { ChangeOptions, PetChangeResult } from './commands/pet-stream.ts';
+export type { RemovePetOptions } from './commands/remove-pet.ts';
+export type { PetChange } from './ports/read-models.ts';
 export type { ListPetsQuery, PetsPage } from './queries/list-pets.ts';
 
 /**
@@ -45,10 +50,12 @@ export function createApplication(deps: ApplicationDependencies) {
       clock,
       idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
     }),
+    updatePet: updatePetCommand({ store, readModel: pets, clock }),
+    removePet: removePetCommand({ store, readModel: pets, clock }),
     listPets: listPetsQuery(pets),
     getPet: getPetQuery(pets),
-    /** Calls `listener` with every pet created from now on, in store order. */
-    onPetCreated: (listener: Parameters<PetReadModel['onPetCreated']>[0]) => pets.onPetCreated(listener),
+    /** Calls `listener` with every pet created, changed or removed from now on, in store order. */
+    onPetChange: (listener: Parameters<PetReadModel['onChange']>[0]) => pets.onChange(listener),
   };
 }
 

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../domain/api-keys.ts';
+import { acceptsSecret, type ApiKey } from '../domain/api-keys.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-secrets.ts';
 import type { ApiKeyReadModel } from './ports/read-models.ts';
 
@@ -15,14 +15,18 @@ export class KeyRegistry {
   }
 
   /**
-   * The active key with this secret, or undefined: one SHA-256 and one Map lookup. The lookup
+   * The key this secret authenticates at `nowMs` (its current secret, or the one a rotation replaced
+   * while its grace lasts), or undefined: one SHA-256 and one Map lookup. Expiry and bans are the
+   * guard's to tell, since each gets an answer of its own. The lookup
    * compares digests, not secrets: how long it takes depends on the digest of what the caller sent,
    * which the caller cannot steer towards a stored one, so its timing tells nothing about stored
    * keys, and a constant-time comparison on top would add nothing.
    */
-  authenticate(secret: string): ApiKey | undefined {
+  authenticate(secret: string, nowMs: number): ApiKey | undefined {
     if (!isWellFormedApiKey(secret)) return undefined;
-    return this.#keys.bySecretHash(hashApiKey(secret));
+    const hash = hashApiKey(secret);
+    const key = this.#keys.bySecretHash(hash);
+    return key !== undefined && acceptsSecret(key, hash, nowMs) ? key : undefined;
   }
 
   /** The current state of a key (it may have been re-planned or banned since authentication). */

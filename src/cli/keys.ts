@@ -3,11 +3,14 @@ import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../shared/context.ts';
-import { type ApiKey, isBanned } from '../domain/api-keys.ts';
+import type { ApiKey } from '../domain/api-keys.ts';
+import { SCOPES } from '../domain/scopes.ts';
 import {
   changeApiKeyPlan,
+  changeApiKeyScopes,
   issueApiKey,
   revokeApiKey,
+  rotateApiKey,
   unbanApiKey,
 } from '../application/commands/api-keys.ts';
 import { apiKeysProjection } from '../../projections/api-keys.ts';
@@ -18,17 +21,23 @@ import { loadConfig } from '../config.ts';
 import { isAppError } from '../shared/errors.ts';
 import { openEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
+import { describe, durationOf, expiryOf, LIMIT_OPTIONS, limitsOf, scopesOf, status } from './key-options.ts';
 import { UsageError } from './usage-error.ts';
 
 const USAGE = `Usage:
   petstore keys create --plan <free|pro|business|enterprise> [--name <name>] [--per-minute N --per-day N]
+                       [--scopes <scope,…>] [--expires-in <30d> | --expires-at <RFC 3339 time>]
   petstore keys list [--json]
   petstore keys revoke <key-id>
   petstore keys plan <key-id> <plan> [--per-minute N --per-day N]
+  petstore keys scopes <key-id> <scope,…>
+  petstore keys rotate <key-id> [--grace <1h>]
   petstore keys unban <key-id>
 
-create prints the new key alone on stdout; it is stored only as a hash and never shown again.
---per-minute and --per-day are required for, and only allowed with, the enterprise plan.`;
+create and rotate print the new key alone on stdout; it is stored only as a hash and never shown again.
+--per-minute and --per-day are required for, and only allowed with, the enterprise plan.
+Scopes: ${SCOPES.join(', ')}; by default a key gets pets:read,pets:write,orders:read,orders:write.
+rotate keeps the key's id, plan, scopes and counters; the old secret works until the grace ends (default 1h).`;
 
 const subcommands: Record<string, (store: EventStore, args: string[]) => Promise<void>> = {
   create,
@@ -36,6 +45,8 @@ const subcommands: Record<string, (store: EventStore, args: string[]) => Promise
   revoke: (store, args) => change(store, args, 'revoke'),
   plan: (store, args) => change(store, args, 'plan'),
   unban: (store, args) => change(store, args, 'unban'),
+  scopes: (store, args) => change(store, args, 'scopes'),
+  rotate,
 };
 
 /** `petstore keys …`: API-key management against the store PETSTORE_DATA_DIR or EVENT_STORE_URL names. */
@@ -63,19 +74,32 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-const LIMIT_OPTIONS = { 'per-minute': { type: 'string' }, 'per-day': { type: 'string' } } as const;
 const deps = (store: EventStore) => ({ store, clock: systemClock });
 const cliContext = () => ({ correlationId: randomUUID() });
 
 async function create(store: EventStore, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { plan: { type: 'string' }, name: { type: 'string' }, ...LIMIT_OPTIONS },
+    options: {
+      plan: { type: 'string' },
+      name: { type: 'string' },
+      scopes: { type: 'string' },
+      'expires-in': { type: 'string' },
+      'expires-at': { type: 'string' },
+      ...LIMIT_OPTIONS,
+    },
   });
   if (values.plan === undefined) throw new UsageError(`--plan is required\n${USAGE}`);
+  const expiresAt = expiryOf(values, systemClock.now());
   const { key, secret } = await issueApiKey(
     deps(store),
-    { plan: values.plan, name: values.name, ...limitsOf(values) },
+    {
+      plan: values.plan,
+      name: values.name,
+      ...limitsOf(values),
+      ...(values.scopes !== undefined && { scopes: scopesOf(values.scopes) }),
+      ...(expiresAt !== undefined && { expiresAt }),
+    },
     cliContext(),
   );
   process.stderr.write(`Created ${describe(key)}. Keep the key now: it is not shown again.\n`);
@@ -89,14 +113,26 @@ async function list(store: EventStore, args: string[]): Promise<void> {
   if (values.json) {
     process.stdout.write(
       `${JSON.stringify(
-        keys.map(({ secretHash: _hidden, ...key }) => ({ ...key, status: status(key, now) })),
+        keys.map((key) => ({
+          keyId: key.keyId,
+          name: key.name,
+          plan: key.plan,
+          limits: key.limits,
+          scopes: key.scopes ?? null,
+          issuedAt: key.issuedAt,
+          expiresAt: isoOrNull(key.expiresAtMs),
+          revoked: key.revoked,
+          bannedUntil: isoOrNull(key.bannedUntilMs),
+          previousSecretValidUntil: isoOrNull(key.previousSecretValidUntilMs),
+          status: status(key, now),
+        })),
         null,
         2,
       )}\n`,
     );
     return;
   }
-  const rows = [['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'ISSUED', 'STATUS']];
+  const rows = [['ID', 'NAME', 'PLAN', 'PER MINUTE', 'PER DAY', 'SCOPES', 'ISSUED', 'STATUS']];
   for (const key of keys) {
     rows.push([
       key.keyId,
@@ -104,6 +140,7 @@ async function list(store: EventStore, args: string[]): Promise<void> {
       key.plan,
       String(key.limits.perMinute),
       String(key.limits.perDay),
+      key.scopes?.join(',') ?? '(default, given at the next start)',
       key.issuedAt,
       status(key, now),
     ]);
@@ -118,18 +155,21 @@ async function list(store: EventStore, args: string[]): Promise<void> {
     );
 }
 
-async function change(store: EventStore, args: string[], what: 'revoke' | 'plan' | 'unban'): Promise<void> {
+type Change = 'revoke' | 'plan' | 'scopes' | 'unban';
+const SECOND_ARGUMENT: Partial<Record<Change, string>> = { plan: 'a plan', scopes: 'a list of scopes' };
+
+async function change(store: EventStore, args: string[], what: Change): Promise<void> {
   const { values, positionals } = parseArgs({ args, options: LIMIT_OPTIONS, allowPositionals: true });
-  const [keyId, plan, extra] = positionals;
-  const expected = what === 'plan' ? 2 : 1;
+  const [keyId, second, extra] = positionals;
+  const needsSecond = SECOND_ARGUMENT[what] !== undefined;
   if (
     keyId === undefined ||
-    (what === 'plan' && plan === undefined) ||
-    positionals.length > expected ||
+    (needsSecond && second === undefined) ||
+    (!needsSecond && second !== undefined) ||
     extra !== undefined
   ) {
     throw new UsageError(
-      `keys ${what} takes ${what === 'plan' ? 'a key id and a plan' : 'one key id'}\n${USAGE}`,
+      `keys ${what} takes one key id${needsSecond ? ` and ${SECOND_ARGUMENT[what]}` : ''}\n${USAGE}`,
     );
   }
   const result =
@@ -137,11 +177,43 @@ async function change(store: EventStore, args: string[], what: 'revoke' | 'plan'
       ? await revokeApiKey(deps(store), keyId, cliContext())
       : what === 'unban'
         ? await unbanApiKey(deps(store), keyId, cliContext())
-        : await changeApiKeyPlan(deps(store), keyId, { plan, ...limitsOf(values) }, cliContext());
-  const verb = { revoke: 'Revoked', plan: 'Changed the plan of', unban: 'Lifted the ban on' }[what];
+        : what === 'scopes'
+          ? await changeApiKeyScopes(deps(store), keyId, scopesOf(second!), cliContext())
+          : await changeApiKeyPlan(deps(store), keyId, { plan: second, ...limitsOf(values) }, cliContext());
+  const verb = {
+    revoke: 'Revoked',
+    plan: 'Changed the plan of',
+    scopes: 'Changed the scopes of',
+    unban: 'Lifted the ban on',
+  }[what];
   process.stderr.write(
     result.changed ? `${verb} ${describe(result.key!)}.\n` : `Nothing to change: ${describe(result.key!)}.\n`,
   );
+}
+
+async function rotate(store: EventStore, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { grace: { type: 'string' } },
+    allowPositionals: true,
+  });
+  const [keyId, extra] = positionals;
+  if (keyId === undefined || extra !== undefined)
+    throw new UsageError(`keys rotate takes one key id\n${USAGE}`);
+  const graceMs = values.grace === undefined ? DEFAULT_GRACE_MS : durationOf(values.grace, '--grace');
+  const { key, secret } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());
+  const until = new Date(key!.previousSecretValidUntilMs).toISOString();
+  process.stderr.write(
+    `Rotated ${describe(key!)}. The old key works until ${until}. Keep the new key now: it is not shown again.\n`,
+  );
+  process.stdout.write(`${secret}\n`);
+}
+
+const DEFAULT_GRACE_MS = 3_600_000;
+
+/** Unix milliseconds as an RFC 3339 time; 0 (never) as null. */
+function isoOrNull(ms: number): string | null {
+  return ms === 0 ? null : new Date(ms).toISOString();
 }
 
 /** Every key as the store holds it now: the api-keys projection alone, folded once. */
@@ -151,32 +223,4 @@ async function currentKeys(store: EventStore): Promise<ApiKey[]> {
   await group.start();
   await group.stop();
   return new KeyRegistry(apiKeyReadModel(readModel, (position) => group.waitFor(position))).list();
-}
-
-function limitsOf(values: { 'per-minute'?: string; 'per-day'?: string }): {
-  perMinute?: number;
-  perDay?: number;
-} {
-  return {
-    ...(values['per-minute'] === undefined
-      ? {}
-      : { perMinute: integer(values['per-minute'], '--per-minute') }),
-    ...(values['per-day'] === undefined ? {} : { perDay: integer(values['per-day'], '--per-day') }),
-  };
-}
-
-function integer(text: string, option: string): number {
-  if (!/^\d{1,16}$/.test(text)) throw new UsageError(`${option} must be a positive integer`);
-  return Number(text);
-}
-
-function status(key: Pick<ApiKey, 'revoked' | 'bannedUntilMs'>, nowMs: number): string {
-  if (key.revoked) return 'revoked';
-  if (isBanned(key, nowMs)) return `banned until ${new Date(key.bannedUntilMs).toISOString()}`;
-  return 'active';
-}
-
-function describe(key: ApiKey): string {
-  const name = key.name ? ` "${key.name}"` : '';
-  return `key ${key.keyId}${name}, plan ${key.plan} (${key.limits.perMinute}/minute, ${key.limits.perDay}/day)${key.revoked ? ', revoked' : ''}`;
 }

@@ -1,6 +1,7 @@
 import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { ApiKeyRevokedError } from '../shared/auth-errors.ts';
 import { type Limits, type Plan, resolveLimits } from './plans.ts';
+import { DEFAULT_SCOPES, type Scope, validateScopes } from './scopes.ts';
 
 /**
  * The API-key aggregate, pure: `decide*` turn a command and the key's state into events, and
@@ -17,6 +18,10 @@ export type ApiKeyIssued = {
     readonly limits: Limits;
     readonly secretHash: string;
     readonly issuedAt: string;
+    /** Absent on keys issued before scopes existed: see ApiKeyScopesChanged. */
+    readonly scopes?: readonly Scope[];
+    /** Absent: the key does not expire. */
+    readonly expiresAt?: string;
   };
 };
 export type ApiKeyRevoked = {
@@ -46,13 +51,43 @@ export type ApiKeyUnbanned = {
   readonly data: { readonly keyId: string; readonly unbannedAt: string };
 };
 
-export type ApiKeyEvent = ApiKeyIssued | ApiKeyRevoked | ApiKeyPlanChanged | ApiKeyBanned | ApiKeyUnbanned;
-export const API_KEY_EVENT_TYPES: ReadonlySet<string> = new Set([
+export type ApiKeyScopesChanged = {
+  readonly type: 'ApiKeyScopesChanged';
+  readonly data: {
+    readonly keyId: string;
+    readonly scopes: readonly Scope[];
+    readonly changedAt: string;
+    /** Why, when the change was not an operator's: the default given to keys issued before scopes. */
+    readonly reason?: string;
+  };
+};
+/** A new secret for the same key; the previous one keeps working until `previousSecretValidUntil`. */
+export type ApiKeySecretRotated = {
+  readonly type: 'ApiKeySecretRotated';
+  readonly data: {
+    readonly keyId: string;
+    readonly secretHash: string;
+    readonly rotatedAt: string;
+    readonly previousSecretValidUntil: string;
+  };
+};
+
+export type ApiKeyEvent =
+  | ApiKeyIssued
+  | ApiKeyRevoked
+  | ApiKeyPlanChanged
+  | ApiKeyBanned
+  | ApiKeyUnbanned
+  | ApiKeyScopesChanged
+  | ApiKeySecretRotated;
+export const API_KEY_EVENT_TYPES: ReadonlySet<string> = new Set<ApiKeyEvent['type']>([
   'ApiKeyIssued',
   'ApiKeyRevoked',
   'ApiKeyPlanChanged',
   'ApiKeyBanned',
   'ApiKeyUnbanned',
+  'ApiKeyScopesChanged',
+  'ApiKeySecretRotated',
 ]);
 
 export type ApiKey = {
@@ -65,10 +100,28 @@ export type ApiKey = {
   readonly revoked: boolean;
   /** Unix milliseconds; 0 when the key was never banned. Banned while it is in the future: see `isBanned`. */
   readonly bannedUntilMs: number;
+  /** Undefined only for a key issued before scopes existed, until it is given the default. */
+  readonly scopes: readonly Scope[] | undefined;
+  /** Unix milliseconds; 0 when the key never expires. */
+  readonly expiresAtMs: number;
+  /** The secret a rotation replaced, accepted until `previousSecretValidUntilMs`. */
+  readonly previousSecretHash: string | undefined;
+  readonly previousSecretValidUntilMs: number;
 };
 
 export function isBanned(key: Pick<ApiKey, 'bannedUntilMs'>, nowMs: number): boolean {
   return key.bannedUntilMs > nowMs;
+}
+
+export function isExpired(key: Pick<ApiKey, 'expiresAtMs'>, nowMs: number): boolean {
+  return key.expiresAtMs !== 0 && key.expiresAtMs <= nowMs;
+}
+
+/** Whether a secret of this SHA-256 authenticates the key now: its current one, or the one rotated out during its grace. */
+export function acceptsSecret(key: ApiKey, secretHash: string, nowMs: number): boolean {
+  if (key.revoked) return false;
+  if (secretHash === key.secretHash) return true;
+  return secretHash === key.previousSecretHash && nowMs < key.previousSecretValidUntilMs;
 }
 
 export type IssueApiKey = {
@@ -76,6 +129,10 @@ export type IssueApiKey = {
   readonly plan: unknown;
   readonly perMinute?: number;
   readonly perDay?: number;
+  /** The default scopes when absent. */
+  readonly scopes?: readonly unknown[];
+  /** Never when absent; must be in the future. */
+  readonly expiresAt?: Date;
 };
 export type ChangeApiKeyPlan = {
   readonly plan: unknown;
@@ -93,7 +150,81 @@ export function decideIssueApiKey(
 ): ApiKeyIssued {
   const { plan, limits } = resolveLimits(command.plan, command);
   const name = validateName(command.name ?? '');
-  return { type: 'ApiKeyIssued', data: { ...generated, name, plan, limits, issuedAt: now.toISOString() } };
+  const scopes = command.scopes === undefined ? [...DEFAULT_SCOPES] : validateScopes(command.scopes);
+  const expiresAt =
+    command.expiresAt === undefined ? {} : { expiresAt: validateExpiry(command.expiresAt, now) };
+  return {
+    type: 'ApiKeyIssued',
+    data: { ...generated, name, plan, limits, issuedAt: now.toISOString(), scopes, ...expiresAt },
+  };
+}
+
+function validateExpiry(expiresAt: Date, now: Date): string {
+  if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime()) {
+    throw new ValidationError('The expiry must be a time in the future.', 'expiresAt');
+  }
+  return expiresAt.toISOString();
+}
+
+export function decideChangeApiKeyScopes(
+  state: ApiKey | undefined,
+  keyId: string,
+  scopes: readonly unknown[],
+  now: Date,
+): ApiKeyScopesChanged[] {
+  const key = existing(state, keyId);
+  if (key.revoked) throw new ApiKeyRevokedError(keyId);
+  const valid = validateScopes(scopes);
+  if (key.scopes !== undefined && sameScopes(key.scopes, valid)) return [];
+  return [{ type: 'ApiKeyScopesChanged', data: { keyId, scopes: valid, changedAt: now.toISOString() } }];
+}
+
+/**
+ * Keys issued before scopes existed get the default ones through an event of their own (so the
+ * guard has no special case, and the audit trail says when and why); a key that has scopes, or
+ * that is revoked, gets nothing.
+ */
+export function decideGrantDefaultScopes(
+  state: ApiKey | undefined,
+  keyId: string,
+  now: Date,
+): ApiKeyScopesChanged[] {
+  if (state === undefined || state.revoked || state.scopes !== undefined) return [];
+  return [
+    {
+      type: 'ApiKeyScopesChanged',
+      data: {
+        keyId,
+        scopes: [...DEFAULT_SCOPES],
+        changedAt: now.toISOString(),
+        reason: 'the default scopes, for a key issued before keys had scopes',
+      },
+    },
+  ];
+}
+
+/** A new secret for the key (same id, plan, scopes and counters); the old one works `graceMs` more. */
+export function decideRotateApiKey(
+  state: ApiKey | undefined,
+  keyId: string,
+  secretHash: string,
+  graceMs: number,
+  now: Date,
+): ApiKeySecretRotated {
+  const key = existing(state, keyId);
+  if (key.revoked) throw new ApiKeyRevokedError(keyId);
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0) {
+    throw new ValidationError('The grace period must be a duration of zero or more.', 'grace');
+  }
+  const previousSecretValidUntil = new Date(now.getTime() + graceMs).toISOString();
+  return {
+    type: 'ApiKeySecretRotated',
+    data: { keyId, secretHash, rotatedAt: now.toISOString(), previousSecretValidUntil },
+  };
+}
+
+function sameScopes(a: readonly Scope[], b: readonly Scope[]): boolean {
+  return a.length === b.length && a.every((scope) => b.includes(scope));
 }
 
 /** Revoking a revoked key changes nothing. */
@@ -138,8 +269,21 @@ export function decideUnbanApiKey(state: ApiKey | undefined, keyId: string, now:
 export function evolveApiKey(state: ApiKey | undefined, event: ApiKeyEvent): ApiKey | undefined {
   switch (event.type) {
     case 'ApiKeyIssued': {
-      const { keyId, name, plan, limits, secretHash, issuedAt } = event.data;
-      return { keyId, name, plan, limits, secretHash, issuedAt, revoked: false, bannedUntilMs: 0 };
+      const { keyId, name, plan, limits, secretHash, issuedAt, scopes, expiresAt } = event.data;
+      return {
+        keyId,
+        name,
+        plan,
+        limits,
+        secretHash,
+        issuedAt,
+        revoked: false,
+        bannedUntilMs: 0,
+        scopes,
+        expiresAtMs: expiresAt === undefined ? 0 : Date.parse(expiresAt),
+        previousSecretHash: undefined,
+        previousSecretValidUntilMs: 0,
+      };
     }
     case 'ApiKeyRevoked':
       return state && { ...state, revoked: true };
@@ -149,6 +293,17 @@ export function evolveApiKey(state: ApiKey | undefined, event: ApiKeyEvent): Api
       return state && { ...state, bannedUntilMs: Date.parse(event.data.until) };
     case 'ApiKeyUnbanned':
       return state && { ...state, bannedUntilMs: 0 };
+    case 'ApiKeyScopesChanged':
+      return state && { ...state, scopes: event.data.scopes };
+    case 'ApiKeySecretRotated':
+      return (
+        state && {
+          ...state,
+          secretHash: event.data.secretHash,
+          previousSecretHash: state.secretHash,
+          previousSecretValidUntilMs: Date.parse(event.data.previousSecretValidUntil),
+        }
+      );
   }
 }
 

@@ -43,13 +43,12 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     },
   });
 
-  // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain).
+  // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain). A
+  // merge patch (RFC 7396) is JSON too.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  const json = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, json);
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, json);
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

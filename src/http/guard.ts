@@ -8,9 +8,12 @@ import type {
 import fp from 'fastify-plugin';
 import type { Clock } from '../shared/context.ts';
 import { andThen, isPromise, type MaybePromise } from '../shared/maybe-promise.ts';
-import { type ApiKey, isBanned } from '../domain/api-keys.ts';
+import { type ApiKey, isBanned, isExpired } from '../domain/api-keys.ts';
+import { grants, type Scope } from '../domain/scopes.ts';
 import {
+  ApiKeyExpiredError,
   BannedError,
+  InsufficientScopeError,
   InvalidApiKeyError,
   MissingApiKeyError,
   RateLimitedError,
@@ -22,6 +25,20 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, as it was when the request arrived; null on public routes. */
     apiKey: ApiKey | null;
+    /** Whether the request may do what `scope` allows (always, behind the open guard). */
+    hasScope(scope: Scope): boolean;
+  }
+  interface FastifyReply {
+    /**
+     * Counts `points` more requests against the request's key (a GraphQL document with several
+     * mutation fields counts once per field): sets the rate-limit headers again, and throws, or
+     * rejects, with the guard's 429 when they go over the limit. Nothing behind the open guard.
+     */
+    consumeRateLimit(points: number): MaybePromise<void>;
+  }
+  interface FastifyContextConfig {
+    /** The scope a key needs for this route; none for routes any valid key may call. */
+    scope?: Scope;
   }
   interface FastifyInstance {
     /**
@@ -44,13 +61,15 @@ export type Guard = FastifyPluginAsync;
 export const openGuard: Guard = fp(
   async (app) => {
     app.decorateRequest('apiKey', null);
+    app.decorateRequest('hasScope', () => true);
+    app.decorateReply('consumeRateLimit', () => undefined);
     app.decorate('guardUnrouted', async () => {});
   },
   { name: 'guard' },
 );
 
 export type ApiKeyGuardDependencies = {
-  readonly keys: { authenticate(secret: string): ApiKey | undefined };
+  readonly keys: { authenticate(secret: string, nowMs: number): ApiKey | undefined };
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
@@ -68,14 +87,20 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   // Every step below is synchronous while the counters are in memory, and only then asynchronous
   // when they are in Redis: on the embedded default, a request passes the guard without a promise.
 
-  function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number) {
+  function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number, points = 1) {
     if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
-    return andThen(limiter.limitKey(key, nowMs), (status): MaybePromise<void> => {
+    return andThen(limiter.limitKey(key, nowMs, points), (status): MaybePromise<void> => {
       setRateHeaders(reply, status);
       if (status.allowed) return;
-      if (crossesBanThreshold(status)) return ban(request, reply, key, nowMs, status);
+      if (crossesBanThreshold(status, points)) return ban(request, reply, key, nowMs, status);
       throw new RateLimitedError(status.retryAfter);
     });
+  }
+
+  /** After the limits, so that a refused request is counted and carries the headers like any other. */
+  function authorize(request: FastifyRequest, key: ApiKey): void {
+    const scope = request.routeOptions.config.scope;
+    if (scope !== undefined && !grants(key.scopes, scope)) throw new InsufficientScopeError(scope);
   }
 
   async function ban(
@@ -107,11 +132,15 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     const secret = bearerToken(request.headers.authorization);
     if (secret === undefined)
       return refuseAnonymous(reply, address ?? request.ip, nowMs, new MissingApiKeyError());
-    const key = keys.authenticate(secret);
+    const key = keys.authenticate(secret, nowMs);
     if (key === undefined)
       return refuseAnonymous(reply, address ?? request.ip, nowMs, new InvalidApiKeyError());
+    if (isExpired(key, nowMs)) {
+      const expiredAt = new Date(key.expiresAtMs).toISOString();
+      return refuseAnonymous(reply, address ?? request.ip, nowMs, new ApiKeyExpiredError(expiredAt));
+    }
     request.apiKey = key;
-    return limitKey(request, reply, key, nowMs);
+    return andThen(limitKey(request, reply, key, nowMs), () => authorize(request, key));
   }
   const keyedHook: onRequestHookHandler = (request, reply, done) =>
     settle(() => guardKeyed(request, reply), done);
@@ -129,6 +158,14 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   return fp(
     async (app) => {
       app.decorateRequest('apiKey', null);
+      app.decorateRequest('hasScope', function hasScope(this: FastifyRequest, scope: Scope) {
+        return this.apiKey !== null && grants(this.apiKey.scopes, scope);
+      });
+      app.decorateReply('consumeRateLimit', function consumeRateLimit(this: FastifyReply, points: number) {
+        const { request } = this;
+        if (request.apiKey === null || points <= 0) return undefined;
+        return limitKey(request, this, request.apiKey, clock.nowMs(), points);
+      });
       app.decorate('guardUnrouted', async (request, reply, address) => {
         try {
           await guardKeyed(request, reply, address);

@@ -1,6 +1,6 @@
 import { pagePets, type PetListState } from '../../projections/pet-list.ts';
-import type { PetReadModel } from '../application/ports/read-models.ts';
-import type { Pet } from '../domain/pets.ts';
+import type { PetChange, PetReadModel } from '../application/ports/read-models.ts';
+import { PET_EVENT_TYPES } from '../domain/pets.ts';
 import type { ReadModel } from './read-model.ts';
 
 /** The application's PetReadModel over the pet-list projection's state. */
@@ -10,10 +10,17 @@ export function petReadModel(
 ): PetReadModel {
   return {
     getPet: (id) => readModel.state.byId.get(id),
+    removedVersion: (id) => readModel.state.removed.get(id),
     page: (query) => pagePets(readModel.state, query),
-    onPetCreated(listener: (pet: Pet) => void) {
+    onChange(listener: (change: PetChange) => void) {
       return readModel.onApplied((event) => {
-        if (event.type === 'PetCreated') listener(readModel.state.byId.get(event.data.id as number)!);
+        if (!PET_EVENT_TYPES.has(event.type)) return;
+        const id = event.data.id as number;
+        const pet = readModel.state.byId.get(id);
+        if (event.type === 'PetRemoved') listener({ type: 'removed', id, version: Number(event.revision) });
+        else if (pet !== undefined && pet.version === Number(event.revision)) {
+          listener({ type: event.type === 'PetCreated' ? 'created' : 'updated', pet });
+        }
       });
     },
     waitFor,

@@ -54,3 +54,24 @@ export class ApiKeyRevokedError extends AppError {
     super('api_key_revoked', 409, `API key ${keyId} is revoked; issue a new key instead.`);
   }
 }
+
+/** A key whose expiry has passed: 401, and the challenge says so (RFC 6750). */
+export class ApiKeyExpiredError extends AppError {
+  constructor(expiredAt: string) {
+    super('api_key_expired', 401, `The API key expired at ${expiredAt}; ask for a new one.`, {
+      'WWW-Authenticate': `${REALM}, error="invalid_token", error_description="The API key expired at ${expiredAt}"`,
+    });
+  }
+}
+
+/** The key is valid but lacks the scope this operation needs: 403 (RFC 6750 §3.1). */
+export class InsufficientScopeError extends AppError {
+  readonly scope: string;
+
+  constructor(scope: string) {
+    super('insufficient_scope', 403, `This API key lacks the scope ${scope}, which this operation needs.`, {
+      'WWW-Authenticate': `${REALM}, error="insufficient_scope", scope="${scope}"`,
+    });
+    this.scope = scope;
+  }
+}

@@ -22,6 +22,11 @@ export const ERROR_CODES = [
   'shutting_down',
 
   // Pets that change, key scopes (issue 11)
+  'pet_removed',
+  'invalid_status_transition',
+  'precondition_failed',
+  'insufficient_scope',
+  'api_key_expired',
 
   // Orders and inventory (issue 12)
 
@@ -79,6 +84,17 @@ export class NotFoundError extends AppError {
 export class MethodNotAllowedError extends AppError {
   constructor(method: string, allowed: readonly string[]) {
     super('method_not_allowed', 405, `Method ${method} is not allowed here.`, { Allow: allowed.join(', ') });
+  }
+}
+
+/** An `If-Match` (or `expectedVersion`) that no longer names the resource's current version. */
+export class PreconditionFailedError extends AppError {
+  constructor(what: string, expected: string, current: string) {
+    super(
+      'precondition_failed',
+      412,
+      `${what} is at version ${current}, not ${expected}: read it again, then retry the change.`,
+    );
   }
 }
 

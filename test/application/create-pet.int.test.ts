@@ -63,6 +63,20 @@ describe('createPet with an idempotency key', () => {
     expect(testApp.application.listPets({ limit: 100 }).pets).toHaveLength(1);
   });
 
+  it('replays the first response even after the pet changed, and after it was removed', async () => {
+    const body = { name: 'Rex', categoryId: 3 };
+    const first = await testApp.application.createPet(body, context, { idempotencyKey: 'k-removed' });
+    await testApp.application.updatePet(first.pet.id, { name: 'Max' }, context);
+    const afterChange = await testApp.application.createPet(body, context, { idempotencyKey: 'k-removed' });
+    await testApp.application.removePet(first.pet.id, context);
+    const afterRemoval = await testApp.application.createPet(body, context, { idempotencyKey: 'k-removed' });
+    expect([afterChange, afterRemoval]).toEqual([
+      { pet: first.pet, replayed: true },
+      { pet: first.pet, replayed: true },
+    ]);
+    expect(await testApp.store.readStream(`pet-${first.pet.id}`)).toHaveLength(3);
+  });
+
   it('refuses the same key with a different body', async () => {
     await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'k-1' });
     await expect(
@@ -123,7 +137,7 @@ describe('createPet with an idempotency key after a crash', () => {
       claim(424242, requestHash(body)),
     ]);
     const retry = await testApp.application.createPet(body, context, { idempotencyKey: 'k-crash' });
-    expect(retry).toEqual({ pet: { id: 424242, name: 'Rex', categoryId: 3 }, replayed: true });
+    expect(retry).toEqual({ pet: { id: 424242, name: 'Rex', categoryId: 3, version: 0 }, replayed: true });
     expect(testApp.application.getPet(424242)).toEqual(retry.pet);
   });
 
@@ -136,7 +150,7 @@ describe('createPet with an idempotency key after a crash', () => {
       { ...claim(0, ''), type: 'PetCreated', data: { id: 515151, name: 'Rex', categoryId: 3 } },
     ]);
     const retry = await testApp.application.createPet(body, context, { idempotencyKey: 'k-race-2' });
-    expect(retry).toEqual({ pet: { id: 515151, name: 'Rex', categoryId: 3 }, replayed: true });
+    expect(retry).toEqual({ pet: { id: 515151, name: 'Rex', categoryId: 3, version: 0 }, replayed: true });
     expect(await testApp.store.readStream('pet-515151')).toHaveLength(1);
   });
 });

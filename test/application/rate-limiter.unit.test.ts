@@ -17,6 +17,10 @@ function enterpriseKey(perMinute: number, perDay: number): ApiKey {
     issuedAt: '',
     revoked: false,
     bannedUntilMs: 0,
+    scopes: ['pets:read'],
+    expiresAtMs: 0,
+    previousSecretHash: undefined,
+    previousSecretValidUntilMs: 0,
   };
 }
 

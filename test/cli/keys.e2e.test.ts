@@ -74,7 +74,7 @@ it('applies a plan change on a running server within a second', async () => {
   );
 });
 
-it('lists keys with their plan and status, never their secret or its hash', async () => {
+it('lists keys with their plan, scopes and status, never their secret or its hash', async () => {
   const secret = (await keys('create', '--plan', 'business', '--name', 'listed')).stdout.trim();
   const { stdout } = await keys('list');
   const line = stdout.split('\n').find((row) => row.includes('listed'))!;
@@ -84,11 +84,56 @@ it('lists keys with their plan and status, never their secret or its hash', asyn
     'business',
     '1000',
     '100000',
+    'pets:read,pets:write,orders:read,orders:write',
     expect.any(String),
     'active',
   ]);
   expect(stdout).not.toContain(secret.slice(4));
   expect((await keys('list', '--json')).stdout).not.toContain('secretHash');
+});
+
+it('issues a key with the scopes and expiry asked for, which the server then honours', async () => {
+  const secret = (
+    await keys('create', '--plan', 'free', '--name', 'reader', '--scopes', 'pets:read', '--expires-in', '30d')
+  ).stdout.trim();
+  const keyId = await latestKeyId();
+  const [listed] = (
+    JSON.parse((await keys('list', '--json')).stdout) as {
+      keyId: string;
+      scopes: string[];
+      expiresAt: string;
+    }[]
+  ).filter((key) => key.keyId === keyId);
+  expect(listed!.scopes).toEqual(['pets:read']);
+  expect(Date.parse(listed!.expiresAt) - Date.now()).toBeGreaterThan(29 * 86_400_000);
+  expect(await within(1000, async () => (await get(secret)).status === 200)).toBe(true);
+  const write = await fetch(`${server.url}/v1/pets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+  });
+  expect(write.status).toBe(403);
+});
+
+it('rotates a key: the new secret alone on stdout, and both secrets work during the grace', async () => {
+  const old = (await keys('create', '--plan', 'free', '--name', 'rotating')).stdout.trim();
+  const keyId = await latestKeyId();
+  const rotation = await keys('rotate', keyId, '--grace', '1h');
+  const fresh = rotation.stdout.trim();
+  expect(fresh).toMatch(/^psk_[A-Za-z0-9_-]{43}$/);
+  expect(rotation.stderr).toContain(`Rotated key ${keyId} "rotating"`);
+  expect(await within(1000, async () => (await get(fresh)).status === 200)).toBe(true);
+  expect((await get(old)).status).toBe(200);
+});
+
+it('refuses an unknown scope with one line and exit code 2', async () => {
+  const failure = await keys('create', '--plan', 'free', '--scopes', 'pets:read,pets:eat').catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure).toMatchObject({ code: 2 });
+  expect((failure as { stderr: string }).stderr).toBe(
+    'petstore keys: Unknown scope "pets:eat"; the scopes are pets:read, pets:write, orders:read, orders:write, audit:read, admin.\n',
+  );
 });
 
 it('shows a ban in keys list, and lifts it with keys unban', async () => {

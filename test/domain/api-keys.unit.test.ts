@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
+  acceptsSecret,
   type ApiKey,
   type ApiKeyEvent,
   decideBanApiKey,
+  decideChangeApiKeyScopes,
+  decideGrantDefaultScopes,
+  decideRotateApiKey,
+  isExpired,
   decideChangeApiKeyPlan,
   decideIssueApiKey,
   decideRevokeApiKey,
@@ -11,6 +16,7 @@ import {
   evolveApiKey,
   isBanned,
 } from '../../src/domain/api-keys.ts';
+import { grants } from '../../src/domain/scopes.ts';
 import { ApiKeyRevokedError } from '../../src/shared/auth-errors.ts';
 import { NotFoundError, ValidationError } from '../../src/shared/errors.ts';
 
@@ -23,7 +29,7 @@ function issued(keyId = `key_${randomUUID().slice(0, 16)}`) {
 }
 
 describe('issuing', () => {
-  it('decides ApiKeyIssued with the plan’s limits and the hash, never the secret', () => {
+  it('decides ApiKeyIssued with the plan’s limits, the default scopes and the hash, never the secret', () => {
     expect(
       decideIssueApiKey({ plan: 'pro', name: 'shop' }, { keyId: 'key_1', secretHash: 'h' }, NOW),
     ).toEqual({
@@ -35,8 +41,36 @@ describe('issuing', () => {
         limits: { perMinute: 300, perDay: 10_000 },
         secretHash: 'h',
         issuedAt: '2030-01-15T10:00:05.000Z',
+        scopes: ['pets:read', 'pets:write', 'orders:read', 'orders:write'],
       },
     });
+  });
+
+  it('gives a key the scopes asked for, in canonical order and once each', () => {
+    const event = decideIssueApiKey(
+      { plan: 'free', scopes: ['audit:read', 'pets:read', 'audit:read'] },
+      { keyId: 'k', secretHash: 'h' },
+      NOW,
+    );
+    expect(event.data.scopes).toEqual(['pets:read', 'audit:read']);
+  });
+
+  it.each([[['pets:read', 'pets:delete']], [[]]])('refuses the scopes %j', (scopes) => {
+    expect(() => decideIssueApiKey({ plan: 'free', scopes }, { keyId: 'k', secretHash: 'h' }, NOW)).toThrow(
+      ValidationError,
+    );
+  });
+
+  it('records an expiry in the future', () => {
+    const expiresAt = new Date('2030-02-14T10:00:05.000Z');
+    const event = decideIssueApiKey({ plan: 'free', expiresAt }, { keyId: 'k', secretHash: 'h' }, NOW);
+    expect(event.data.expiresAt).toBe('2030-02-14T10:00:05.000Z');
+  });
+
+  it('refuses an expiry that is not in the future', () => {
+    expect(() =>
+      decideIssueApiKey({ plan: 'free', expiresAt: NOW }, { keyId: 'k', secretHash: 'h' }, NOW),
+    ).toThrow('The expiry must be a time in the future.');
   });
 
   it('gives an enterprise key its custom limits', () => {
@@ -150,5 +184,119 @@ describe('isBanned', () => {
   it('holds while the ban’s end is in the future, and not from that instant on', () => {
     const key = { bannedUntilMs: NOW.getTime() + 1 };
     expect([isBanned(key, NOW.getTime()), isBanned(key, NOW.getTime() + 1)]).toEqual([true, false]);
+  });
+});
+
+describe('expiry', () => {
+  it('holds a key with an expiry until that instant, and not from then on', () => {
+    const expiresAt = new Date(NOW.getTime() + 1000);
+    const key = given([
+      decideIssueApiKey({ plan: 'free', expiresAt }, { keyId: 'k', secretHash: 'h' }, NOW),
+    ])!;
+    expect([isExpired(key, NOW.getTime() + 999), isExpired(key, NOW.getTime() + 1000)]).toEqual([
+      false,
+      true,
+    ]);
+  });
+
+  it('never expires a key issued without an expiry', () => {
+    expect(isExpired(given([issued()])!, Number.MAX_SAFE_INTEGER)).toBe(false);
+  });
+});
+
+describe('scopes', () => {
+  it('changes a key’s scopes with ApiKeyScopesChanged', () => {
+    const key = given([issued('key_s')]);
+    const [event] = decideChangeApiKeyScopes(key, 'key_s', ['pets:read', 'admin'], NOW);
+    expect(event).toEqual({
+      type: 'ApiKeyScopesChanged',
+      data: { keyId: 'key_s', scopes: ['pets:read', 'admin'], changedAt: '2030-01-15T10:00:05.000Z' },
+    });
+    expect(given([issued('key_s'), event!])?.scopes).toEqual(['pets:read', 'admin']);
+  });
+
+  it('changes nothing when the key already has exactly those scopes', () => {
+    const key = given([issued('key_s')]);
+    expect(
+      decideChangeApiKeyScopes(key, 'key_s', ['orders:write', 'orders:read', 'pets:write', 'pets:read'], NOW),
+    ).toEqual([]);
+  });
+
+  it('gives a key issued before scopes existed the default scopes, through an event that says why', () => {
+    const legacy: ApiKeyEvent = {
+      type: 'ApiKeyIssued',
+      data: {
+        keyId: 'key_old',
+        name: '',
+        plan: 'free',
+        limits: { perMinute: 60, perDay: 1000 },
+        secretHash: 'h',
+        issuedAt: '2026-01-01T00:00:00.000Z',
+      },
+    };
+    const [event] = decideGrantDefaultScopes(given([legacy]), 'key_old', NOW);
+    expect(event?.data).toEqual({
+      keyId: 'key_old',
+      scopes: ['pets:read', 'pets:write', 'orders:read', 'orders:write'],
+      changedAt: '2030-01-15T10:00:05.000Z',
+      reason: 'the default scopes, for a key issued before keys had scopes',
+    });
+  });
+
+  it('gives nothing to a key that has scopes already', () => {
+    expect(decideGrantDefaultScopes(given([issued('key_new')]), 'key_new', NOW)).toEqual([]);
+  });
+
+  it.each([
+    [['admin'], 'orders:write', true],
+    [['pets:read'], 'pets:read', true],
+    [['pets:read'], 'pets:write', false],
+    [undefined, 'pets:read', false],
+  ] as const)('grants %j the scope %s: %s', (scopes, needed, expected) => {
+    expect(grants(scopes, needed)).toBe(expected);
+  });
+});
+
+describe('rotation', () => {
+  const rotatedKey = () => {
+    const key = given([issued('key_r')]);
+    const event = decideRotateApiKey(key, 'key_r', 'new-hash', 60_000, NOW);
+    return { event, key: given([issued('key_r'), event])! };
+  };
+
+  it('records the new secret’s hash and when the old one stops working', () => {
+    expect(rotatedKey().event).toEqual({
+      type: 'ApiKeySecretRotated',
+      data: {
+        keyId: 'key_r',
+        secretHash: 'new-hash',
+        rotatedAt: '2030-01-15T10:00:05.000Z',
+        previousSecretValidUntil: '2030-01-15T10:01:05.000Z',
+      },
+    });
+  });
+
+  it('accepts the new secret, and the old one until its grace ends', () => {
+    const { key } = rotatedKey();
+    const now = NOW.getTime();
+    expect([
+      acceptsSecret(key, 'new-hash', now + 120_000),
+      acceptsSecret(key, 'hash', now + 59_999),
+      acceptsSecret(key, 'hash', now + 60_000),
+    ]).toEqual([true, true, false]);
+  });
+
+  it('keeps the key’s id, plan and scopes', () => {
+    const { key } = rotatedKey();
+    expect([key.keyId, key.plan, key.scopes]).toEqual([
+      'key_r',
+      'free',
+      ['pets:read', 'pets:write', 'orders:read', 'orders:write'],
+    ]);
+  });
+
+  it('refuses to rotate a revoked key', () => {
+    const revoked = given([issued('key_x'), ...decideRevokeApiKey(given([issued('key_x')]), 'key_x', NOW)]);
+    expect(() => decideRotateApiKey(revoked, 'key_x', 'n', 0, NOW)).toThrow(ApiKeyRevokedError);
   });
 });

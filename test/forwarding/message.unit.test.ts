@@ -70,4 +70,23 @@ describe('Kafka message of an event', () => {
     });
     expect(message.headers['event-type']).toBe('ApiKeyIssued');
   });
+
+  it('publishes a key rotation without the new secret’s hash', () => {
+    const rotated = {
+      ...event,
+      type: 'ApiKeySecretRotated',
+      streamName: 'apikey-key_7Qm2',
+      data: {
+        keyId: 'key_7Qm2',
+        secretHash: 'n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg',
+        rotatedAt: '2026-01-02T03:04:05.000Z',
+        previousSecretValidUntil: '2026-01-02T04:04:05.000Z',
+      },
+    };
+    expect(JSON.parse(toKafkaMessage(rotated).value).data).toEqual({
+      keyId: 'key_7Qm2',
+      rotatedAt: '2026-01-02T03:04:05.000Z',
+      previousSecretValidUntil: '2026-01-02T04:04:05.000Z',
+    });
+  });
 });

@@ -22,6 +22,10 @@ function freeKey(): ApiKey {
     issuedAt: '',
     revoked: false,
     bannedUntilMs: 0,
+    scopes: ['pets:read'],
+    expiresAtMs: 0,
+    previousSecretHash: undefined,
+    previousSecretValidUntilMs: 0,
   };
 }
 

@@ -8,8 +8,11 @@ import {
   type ChangeApiKeyPlan,
   decideBanApiKey,
   decideChangeApiKeyPlan,
+  decideChangeApiKeyScopes,
+  decideGrantDefaultScopes,
   decideIssueApiKey,
   decideRevokeApiKey,
+  decideRotateApiKey,
   decideUnbanApiKey,
   evolveApiKey,
   type IssueApiKey,
@@ -81,6 +84,53 @@ export function unbanApiKey(
   context: RequestContext,
 ): Promise<KeyChange> {
   return changeKey(deps, keyId, context, (state, now) => decideUnbanApiKey(state, keyId, now));
+}
+
+export function changeApiKeyScopes(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  scopes: readonly unknown[],
+  context: RequestContext,
+): Promise<KeyChange> {
+  return changeKey(deps, keyId, context, (state, now) => decideChangeApiKeyScopes(state, keyId, scopes, now));
+}
+
+/**
+ * A new secret for the key, returned here once; the old secret keeps working for `graceMs`. The key
+ * keeps its id, plan, scopes and rate-limit counters.
+ */
+export async function rotateApiKey(
+  deps: KeyCommandDependencies,
+  keyId: string,
+  graceMs: number,
+  context: RequestContext,
+): Promise<KeyChange & { readonly secret: string }> {
+  const { secret } = generateApiKey();
+  const secretHash = hashApiKey(secret);
+  const change = await changeKey(deps, keyId, context, (state, now) => [
+    decideRotateApiKey(state, keyId, secretHash, graceMs, now),
+  ]);
+  return { ...change, secret };
+}
+
+/**
+ * Gives every key issued before keys had scopes the default ones, each through an
+ * ApiKeyScopesChanged of its own; resolves the position of the last event written, if any. Run at
+ * start-up, by every process: one of them writes each event, the others find nothing to do.
+ */
+export async function grantDefaultScopes(
+  deps: KeyCommandDependencies,
+  keys: readonly ApiKey[],
+  context: RequestContext,
+): Promise<bigint | undefined> {
+  let last: bigint | undefined;
+  for (const key of keys.filter((candidate) => candidate.scopes === undefined && !candidate.revoked)) {
+    const change = await changeKey(deps, key.keyId, context, (state, now) =>
+      decideGrantDefaultScopes(state, key.keyId, now),
+    );
+    last = change.position ?? last;
+  }
+  return last;
 }
 
 async function changeKey(

@@ -13,6 +13,7 @@ import {
   PET_CREATED_SCHEMA_VERSION,
   petStreamName,
   validateNewPet,
+  type VersionedPet,
 } from '../../domain/pets.ts';
 import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../../shared/errors.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
@@ -26,7 +27,7 @@ export type CreatePetOptions = {
 };
 
 export type CreatePetResult = {
-  readonly pet: Pet;
+  readonly pet: VersionedPet;
   /** True when the pet was created by an earlier request with the same idempotency key. */
   readonly replayed: boolean;
 };
@@ -113,30 +114,37 @@ async function createIdempotently(
 }
 
 /**
- * Creates the pet a claim promised unless it exists already: the claiming request may still be
- * in flight, or may have died between its claim and its pet.
+ * The pet a claim promised, as its creation answered it (a replay repeats the first response, even
+ * if the pet changed or was removed since), creating it unless it exists: the claiming request may
+ * still be in flight, or may have died between its claim and its pet.
  */
 async function ensurePetCreated(
   deps: CreatePetDependencies,
   id: number,
   newPet: NewPet,
   context: RequestContext,
-): Promise<Pet> {
+): Promise<VersionedPet> {
   const known = deps.readModel.getPet(id);
-  if (known !== undefined) return known;
+  if (known?.version === 0) return known;
+  const created = await createdPet(deps, id);
+  if (created !== undefined) return created;
   try {
     return await appendPet(deps, id, newPet, context);
   } catch (error) {
     if (!(error instanceof WrongExpectedRevisionError)) throw error;
-    // Another request created it: once this read model reaches the store's head, it has the pet.
+    // Another request created it meanwhile: answer once this read model has it too.
+    const pet = await createdPet(deps, id);
+    if (pet === undefined) throw new Error(`Pet ${id}'s stream holds no PetCreated.`, { cause: error });
     const head = await deps.store.headPosition();
     if (head !== undefined) await deps.readModel.waitFor(head);
-    const pet = deps.readModel.getPet(id);
-    if (pet === undefined) {
-      throw new Error(`Pet ${id} is in the store but not in the read model.`, { cause: error });
-    }
     return pet;
   }
+}
+
+/** The pet as its PetCreated event recorded it (version 0), from the store. */
+async function createdPet(deps: CreatePetDependencies, id: number): Promise<VersionedPet | undefined> {
+  const [first] = await deps.store.readStream(petStreamName(id), { maxCount: 1 });
+  return first?.type === 'PetCreated' ? { ...(first.data as unknown as Pet), version: 0 } : undefined;
 }
 
 async function appendPet(
@@ -144,7 +152,7 @@ async function appendPet(
   id: number,
   newPet: NewPet,
   context: RequestContext,
-): Promise<Pet> {
+): Promise<VersionedPet> {
   const event = decideCreatePet({ type: 'CreatePet', data: newPet }, id);
   const result = await deps.store.appendToStream(
     petStreamName(id),
@@ -152,5 +160,5 @@ async function appendPet(
     { expectedRevision: 'no_stream' },
   );
   await deps.readModel.waitFor(result.position);
-  return event.data;
+  return { ...event.data, version: Number(result.nextExpectedRevision) };
 }

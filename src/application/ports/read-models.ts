@@ -1,26 +1,34 @@
 import type { ApiKey } from '../../domain/api-keys.ts';
-import type { Pet, PetStatus } from '../../domain/pets.ts';
+import type { PetStatus, VersionedPet } from '../../domain/pets.ts';
 
 /**
  * What the application needs of the read models: the ports that src/read-models implements over
  * the projections of projections/. Every read is synchronous: read models live in memory.
  */
 
+/** A pet created, changed or removed, as the read model has just applied it. */
+export type PetChange =
+  | { readonly type: 'created' | 'updated'; readonly pet: VersionedPet }
+  | { readonly type: 'removed'; readonly id: number; readonly version: number };
+
 export type PetReadModel = {
-  getPet(id: number): Pet | undefined;
+  /** A live pet; undefined when there is none with this id, or it was removed. */
+  getPet(id: number): VersionedPet | undefined;
+  /** The last version of a removed pet; undefined when the pet is live or never existed. */
+  removedVersion(id: number): number | undefined;
   page(query: { readonly status?: PetStatus; readonly after?: number; readonly limit: number }): {
-    pets: Pet[];
+    pets: VersionedPet[];
     hasMore: boolean;
   };
-  /** Calls `listener` with every pet created from now on, in store order; returns the unsubscription. */
-  onPetCreated(listener: (pet: Pet) => void): () => void;
+  /** Calls `listener` with every change from now on, in store order; returns the unsubscription. */
+  onChange(listener: (change: PetChange) => void): () => void;
   /** Resolves once the read model includes the event at this position. */
   waitFor(position: bigint): Promise<void>;
 };
 
 export type ApiKeyReadModel = {
   byId(keyId: string): ApiKey | undefined;
-  /** The key that may authenticate with a secret of this SHA-256, if any. */
+  /** The key that a secret of this SHA-256 may authenticate, if any (see `acceptsSecret`). */
   bySecretHash(secretHash: string): ApiKey | undefined;
   all(): ApiKey[];
   /** Resolves once the read model includes the event at this position. */

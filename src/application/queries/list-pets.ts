@@ -1,4 +1,4 @@
-import { MAX_PET_ID, type Pet, validateStatus } from '../../domain/pets.ts';
+import { MAX_PET_ID, validateStatus, type VersionedPet } from '../../domain/pets.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import type { PetReadModel } from '../ports/read-models.ts';
 
@@ -15,7 +15,7 @@ export type ListPetsQuery = {
 
 export type PetsPage = {
   /** In ascending id order. */
-  readonly pets: readonly Pet[];
+  readonly pets: readonly VersionedPet[];
   /** Pass as `after` for the next page; absent on the last page. */
   readonly nextAfter?: number;
 };

@@ -1,30 +1,37 @@
 import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
-import type { FastifyRequest } from 'fastify';
+import ScopeAuthPlugin, { AuthScopeFailureType, type AuthFailure } from '@pothos/plugin-scope-auth';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Application, RequestContext } from '../../application/index.ts';
+import type { Scope } from '../../domain/scopes.ts';
+import { InsufficientScopeError } from '../../shared/auth-errors.ts';
 
 /** What every resolver receives: the one application layer and who is asking. */
 export type GraphQLContext = {
   readonly application: Application;
   readonly requestContext: RequestContext;
-  /** The Fastify request, for its id and its logger. */
+  /** The Fastify request, for its id, its key and its logger. */
   readonly req: FastifyRequest;
+  /** The Fastify reply, for headers an error adds (WWW-Authenticate) and extra rate-limit points. */
+  readonly reply: FastifyReply;
   /** Aborted when the server starts closing: long-lived streams (subscriptions) end then. */
   readonly closing: AbortSignal;
 };
 
 /**
  * The builder and its context, nothing else: each GraphQL type lives in its own module under
- * `types/`, and `index.ts` assembles them.
+ * `types/`, and `index.ts` assembles them. A field that needs a key scope says so with
+ * `authScopes: { scope: '…' }`: the same scopes, checked by the same rule, as REST's routes.
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   Scalars: { SafeInt: { Input: number; Output: number } };
+  AuthScopes: { scope: Scope };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin],
   defaultFieldNullability: false,
   relay: {
     cursorType: 'String',
@@ -34,4 +41,16 @@ export const builder = new SchemaBuilder<{
     nodesQueryOptions: false,
   },
   errors: { directResult: true },
+  scopeAuth: {
+    authorizeOnSubscribe: true,
+    authScopes: (context) => ({ scope: (needed: Scope) => context.req.hasScope(needed) }),
+    unauthorizedError: (_parent, _context, _info, result) =>
+      new InsufficientScopeError(scopeOf(result.failure)),
+  },
 });
+
+function scopeOf(failure: AuthFailure): string {
+  if (failure.kind === AuthScopeFailureType.AuthScope) return String(failure.parameter);
+  if ('failures' in failure && failure.failures[0] !== undefined) return scopeOf(failure.failures[0]);
+  return 'unknown';
+}

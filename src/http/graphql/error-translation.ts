@@ -101,6 +101,10 @@ function asRequestErrors(errors: readonly GraphQLError[]): GraphQLError[] {
 export function useErrorTranslation(): Plugin<GraphQLContext> {
   const translate = (context: GraphQLContext) => (errors: readonly GraphQLError[]) =>
     errors.map((error) => {
+      const cause = rootCause(error);
+      // Headers a deliberate error asks for (WWW-Authenticate for insufficient_scope) go on the
+      // HTTP response, as REST sends them.
+      if (isAppError(cause)) context.reply.headers(cause.headers);
       if (isUnexpected(error)) {
         context.req.log.error(
           { err: rootCause(error) ?? error, requestId: context.req.id, path: error.path },

@@ -4,6 +4,7 @@ import './types/pet-status.ts';
 import './types/errors.ts';
 import './types/pet.ts';
 import './types/new-pet.ts';
+import './types/pet-changes.ts';
 
 builder.queryType({});
 builder.mutationType({});

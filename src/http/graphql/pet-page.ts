@@ -1,5 +1,5 @@
 import type { PetsPage } from '../../application/index.ts';
-import type { Pet } from '../../domain/pets.ts';
+import type { VersionedPet } from '../../domain/pets.ts';
 import { encodeCursor } from './cursor.ts';
 
 /**
@@ -13,10 +13,10 @@ export function petConnection(page: PetsPage) {
 }
 
 class PetEdge {
-  readonly node: Pet;
+  readonly node: VersionedPet;
   #cursor: string | undefined;
 
-  constructor(node: Pet) {
+  constructor(node: VersionedPet) {
     this.node = node;
   }
 

@@ -7,6 +7,7 @@ import { requestContext } from '../request-context.ts';
 import type { GraphQLContext } from './builder.ts';
 import { toClientError, useErrorTranslation } from './error-translation.ts';
 import { hardeningPlugins } from './hardening.ts';
+import { useMutationFieldLimits } from './mutation-fields.ts';
 import { schema } from './index.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -38,16 +39,18 @@ export function createPetStoreYoga(options: YogaOptions) {
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error) },
     logging: yogaLogger(options.logger),
-    context: ({ req }): GraphQLContext => ({
+    context: ({ req, reply }): GraphQLContext => ({
       application,
       requestContext: requestContext(req),
       req,
+      reply,
       closing,
     }),
     // These run on both paths. On the fast path (`fast-path.ts`) a plugin sees the request as a
     // `FastPathRequest`: its method and headers, no url, body or signal.
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
+      useMutationFieldLimits(),
       useGraphQlJit(
         {},
         {

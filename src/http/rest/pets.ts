@@ -1,10 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Application } from '../../application/index.ts';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Application, ChangeOptions } from '../../application/index.ts';
+import type { VersionedPet } from '../../domain/pets.ts';
 import { ValidationError } from '../../shared/errors.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
-import { PetJsonCache } from './pet-json.ts';
 import { requestContext } from '../request-context.ts';
+import { etagOf, ifNoneMatchHolds, parseIfMatch } from './etag.ts';
+import { PetJsonCache } from './pet-json.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
 
@@ -15,6 +17,9 @@ const GET_PET_DEPRECATION_HEADERS = {
   Link: '</v1/pets>; rel="successor-version"',
 };
 
+const READ = { scope: 'pets:read' } as const;
+const WRITE = { scope: 'pets:write' } as const;
+
 /** REST /v1/pets: translates HTTP to the application layer and back, nothing more. */
 export async function petRoutes(app: FastifyInstance, options: { application: Application }): Promise<void> {
   const { application } = options;
@@ -22,7 +27,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
 
   // The reads are synchronous handlers (an async one costs a promise per request for nothing). The
   // list is sent as JSON already made (see pet-json.ts); the schema still documents it.
-  app.get('/pets', { schema: { response: { 200: petsResponseSchema } } }, (request, reply) => {
+  app.get('/pets', { config: READ, schema: { response: { 200: petsResponseSchema } } }, (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const page = application.listPets({
       limit: integerParam(query, 'limit'),
@@ -33,32 +38,75 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     reply.type(JSON_UTF8).send(petJson.list(page.pets));
   });
 
-  app.post('/pets', { schema: { response: { 201: petResponseSchema } } }, async (request, reply) => {
-    const idempotencyKey = singleHeader(request, 'idempotency-key');
-    const { pet, replayed } = await application.createPet(
-      request.body,
-      requestContext(request),
-      idempotencyKey === undefined ? {} : { idempotencyKey },
-    );
-    if (replayed) reply.header('Idempotent-Replayed', 'true');
-    return reply.code(201).header('Location', `/v1/pets/${pet.id}`).send(pet);
-  });
+  app.post(
+    '/pets',
+    { config: WRITE, schema: { response: { 201: petResponseSchema } } },
+    async (request, reply) => {
+      const idempotencyKey = singleHeader(request, 'idempotency-key');
+      const { pet, replayed } = await application.createPet(
+        request.body,
+        requestContext(request),
+        idempotencyKey === undefined ? {} : { idempotencyKey },
+      );
+      if (replayed) reply.header('Idempotent-Replayed', 'true');
+      return sendPet(reply.code(201).header('Location', `/v1/pets/${pet.id}`), pet);
+    },
+  );
 
   app.get(
     '/pets/:petId',
     {
-      schema: { response: { 200: petResponseSchema } },
+      config: READ,
+      schema: { response: { 200: petResponseSchema, 304: { type: 'null' } } },
       // onSend, not onRequest: the guard's onRequest runs first, and its 401 and 429 need them too.
       onSend: (_request, reply, payload, done) => {
         reply.headers(GET_PET_DEPRECATION_HEADERS);
         done(null, payload);
       },
     },
-    (request) => application.getPet(petIdParam((request.params as { petId: string }).petId)),
+    (request, reply) => {
+      const pet = application.getPet(petIdParam(request));
+      if (ifNoneMatchHolds(request.headers['if-none-match'], pet.version)) {
+        return reply.code(304).header('ETag', etagOf(pet.version)).send();
+      }
+      return sendPet(reply, pet);
+    },
   );
 
+  app.patch(
+    '/pets/:petId',
+    { config: WRITE, schema: { response: { 200: petResponseSchema } } },
+    async (request, reply) => {
+      const { pet } = await application.updatePet(
+        petIdParam(request),
+        request.body,
+        requestContext(request),
+        ifMatch(request),
+      );
+      return sendPet(reply, pet!);
+    },
+  );
+
+  app.delete('/pets/:petId', { config: WRITE }, async (request, reply) => {
+    const reason = stringParam(request.query as Record<string, unknown>, 'reason');
+    await application.removePet(petIdParam(request), requestContext(request), {
+      ...ifMatch(request),
+      ...(reason !== undefined && { reason }),
+    });
+    return reply.code(204).send();
+  });
+
   allowOnly(app, '/pets', ['GET', 'HEAD', 'POST']);
-  allowOnly(app, '/pets/:petId', ['GET', 'HEAD']);
+  allowOnly(app, '/pets/:petId', ['GET', 'HEAD', 'PATCH', 'DELETE']);
+}
+
+function sendPet(reply: FastifyReply, pet: VersionedPet): FastifyReply {
+  return reply.header('ETag', etagOf(pet.version)).send(pet);
+}
+
+function ifMatch(request: FastifyRequest): ChangeOptions {
+  const condition = parseIfMatch(request.headers['if-match']);
+  return condition === undefined || 'any' in condition ? {} : { expectedVersions: condition.versions };
 }
 
 function stringParam(query: Record<string, unknown>, name: string): string | undefined {
@@ -76,7 +124,8 @@ function integerParam(query: Record<string, unknown>, name: string): number | un
   return Number(value);
 }
 
-function petIdParam(raw: string): bigint {
+function petIdParam(request: FastifyRequest): bigint {
+  const raw = (request.params as { petId: string }).petId;
   if (!/^-?\d{1,25}$/.test(raw)) throw new ValidationError('petId must be an integer.', 'petId');
   return BigInt(raw);
 }

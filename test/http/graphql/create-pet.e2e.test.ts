@@ -21,7 +21,7 @@ describe('Mutation.createPet', () => {
     const response = await server.post(CREATE, { input });
     const pet = response.body.data!.createPet as { id: number };
     expect(response.body).toEqual({ data: { createPet: { __typename: 'Pet', id: pet.id, ...input } } });
-    expect(server.testApp.application.getPet(pet.id)).toEqual({ id: pet.id, ...input });
+    expect(server.testApp.application.getPet(pet.id)).toEqual({ id: pet.id, ...input, version: 0 });
   });
 
   it('creates a pet without a status when none is given, inventing no default', async () => {

@@ -2,6 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fastPath } from '../../../src/http/graphql/fast-path.ts';
+import { openGuard } from '../../../src/http/guard.ts';
 import { createPetStoreYoga } from '../../../src/http/graphql/yoga.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 
@@ -22,6 +23,7 @@ beforeAll(async () => {
   });
   const tryFastPath = fastPath(yoga);
   probe = Fastify();
+  await probe.register(openGuard);
   probe.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
     done(null, body),
   );

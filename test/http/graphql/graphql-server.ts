@@ -62,3 +62,47 @@ export function randomName(prefix = 'Pet'): string {
 export function randomCategoryId(): number {
   return 1 + Math.floor(Math.random() * 2 ** 31);
 }
+
+/**
+ * Subscribes over server-sent events and collects `next` payloads until `count` arrived; calls
+ * `whenOpen` once the subscription is live (its first bytes arrived).
+ */
+export async function subscribeOverSse(
+  endpoint: string,
+  query: string,
+  count: number,
+  whenOpen: () => Promise<void>,
+  headers: Record<string, string> = {},
+): Promise<unknown[]> {
+  const abort = new AbortController();
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...headers },
+    body: JSON.stringify({ query }),
+    signal: abort.signal,
+  });
+  if (response.status !== 200 || response.headers.get('content-type') !== 'text/event-stream') {
+    throw new Error(`not a stream: ${response.status} ${await response.text()}`);
+  }
+  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+  const events: unknown[] = [];
+  let buffer = '';
+  let opened = false;
+  while (events.length < count) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += value;
+    if (!opened) {
+      opened = true;
+      void whenOpen();
+    }
+    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block.split('\n').find((line) => line.startsWith('data: '));
+      if (block.startsWith('event: next') && data !== undefined) events.push(JSON.parse(data.slice(6)));
+    }
+  }
+  abort.abort();
+  return events;
+}

@@ -70,8 +70,8 @@ describe('masked errors', () => {
   });
 
   it('masks and logs a failing subscription source, which has no path', async () => {
-    const original = application.onPetCreated;
-    application.onPetCreated = () => {
+    const original = application.onPetChange;
+    application.onPetChange = () => {
       throw new Error('subscription feed lost at /var/secret/path');
     };
     try {
@@ -95,7 +95,7 @@ describe('masked errors', () => {
         err: { message: 'subscription feed lost at /var/secret/path' },
       });
     } finally {
-      application.onPetCreated = original;
+      application.onPetChange = original;
     }
   });
 

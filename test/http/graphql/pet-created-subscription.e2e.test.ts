@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GraphQLServer, randomCategoryId, randomName, startGraphQLServer } from './graphql-server.ts';
+import {
+  type GraphQLServer,
+  randomCategoryId,
+  randomName,
+  startGraphQLServer,
+  subscribeOverSse,
+} from './graphql-server.ts';
 
 let server: GraphQLServer;
 beforeAll(async () => {
@@ -7,38 +13,14 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-/** Subscribes over server-sent events and collects `next` payloads until `count` arrived. */
-async function subscribe(count: number, whenOpen: () => Promise<void>): Promise<unknown[]> {
-  const abort = new AbortController();
-  const response = await fetch(server.endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-    body: JSON.stringify({ query: 'subscription { petCreated { id name categoryId status } }' }),
-    signal: abort.signal,
-  });
-  expect(response.status).toBe(200);
-  expect(response.headers.get('content-type')).toBe('text/event-stream');
-  const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
-  const events: unknown[] = [];
-  let buffer = '';
-  let opened = false;
-  while (events.length < count) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    buffer += value;
-    if (!opened) {
-      opened = true; // the first bytes mean the subscription is live
-      void whenOpen();
-    }
-    for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const data = block.split('\n').find((line) => line.startsWith('data: '));
-      if (block.startsWith('event: next') && data !== undefined) events.push(JSON.parse(data.slice(6)));
-    }
-  }
-  abort.abort();
-  return events;
+/** Subscribes to petCreated and collects `next` payloads until `count` arrived. */
+function subscribe(count: number, whenOpen: () => Promise<void>): Promise<unknown[]> {
+  return subscribeOverSse(
+    server.endpoint,
+    'subscription { petCreated { id name categoryId status } }',
+    count,
+    whenOpen,
+  );
 }
 
 describe('Subscription.petCreated over server-sent events', () => {
@@ -74,9 +56,9 @@ describe('Subscription.petCreated over server-sent events', () => {
 
   it('unsubscribes from the application when the client disconnects', async () => {
     const { application } = server.testApp;
-    const original = application.onPetCreated;
+    const original = application.onPetChange;
     let listeners = 0;
-    application.onPetCreated = (listener) => {
+    application.onPetChange = (listener) => {
       listeners++;
       const unsubscribe = original(listener);
       return () => {
@@ -97,7 +79,7 @@ describe('Subscription.petCreated over server-sent events', () => {
       client.abort();
       await expect.poll(() => listeners, { timeout: 2000 }).toBe(0);
     } finally {
-      application.onPetCreated = original;
+      application.onPetChange = original;
     }
   });
 });

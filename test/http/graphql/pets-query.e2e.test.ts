@@ -4,7 +4,7 @@ import { type GraphQLServer, randomCategoryId, randomName, startGraphQLServer } 
 
 const PAGE = `query Page($first: Int, $after: String, $status: PetStatus) {
   pets(first: $first, after: $after, status: $status) {
-    edges { cursor node { id name categoryId status } }
+    edges { cursor node { id name categoryId status version } }
     pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
   }
 }`;
@@ -104,7 +104,7 @@ describe('Query.pet', () => {
   it('returns one pet by id', async () => {
     const pet = created[4]!;
     const response = await server.post(
-      'query One($id: SafeInt!) { pet(id: $id) { id name categoryId status } }',
+      'query One($id: SafeInt!) { pet(id: $id) { id name categoryId status version } }',
       {
         id: pet.id,
       },

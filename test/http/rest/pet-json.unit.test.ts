@@ -1,16 +1,27 @@
 import { expect, it } from 'vitest';
-import type { Pet } from '../../../src/domain/pets.ts';
+import type { VersionedPet as Pet } from '../../../src/domain/pets.ts';
 import { PetJsonCache } from '../../../src/http/rest/pet-json.ts';
 import { openApiMismatches } from '../../support/openapi.ts';
 
-const rex: Pet = { id: 1, name: 'Rex "the" dog', categoryId: 2, status: 'available' };
-const tom: Pet = { id: 2, name: 'Tom', categoryId: 3 };
+const rex: Pet = { id: 1, name: 'Rex "the" dog', categoryId: 2, status: 'available', version: 0 };
+const tom: Pet = { id: 2, name: 'Tom', categoryId: 3, status: undefined, version: 0 };
 
 /** Stands for an event whose data carries more than the schema knows (an older writer, say). */
-const withExtra = { id: 3, name: 'Kit', categoryId: 1, secretNote: 'not for clients' } as unknown as Pet;
+const withExtra = {
+  id: 3,
+  name: 'Kit',
+  categoryId: 1,
+  version: 0,
+  secretNote: 'not for clients',
+} as unknown as Pet;
 
 function pets(count: number): Pet[] {
-  return Array.from({ length: count }, (_, i) => ({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1 }));
+  return Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    name: `Pet ${i + 1}`,
+    categoryId: 1,
+    version: 0,
+  }));
 }
 
 /** Changes a pet behind the cache's back: what is then served tells whether its JSON was reused. */
@@ -34,11 +45,20 @@ it('renders an empty page as []', () => {
   expect(new PetJsonCache().list([])).toBe('[]');
 });
 
-it('leaves out fields the response schema does not describe', () => {
-  expect(new PetJsonCache().list([withExtra])).toBe('[{"id":3,"name":"Kit","categoryId":1}]');
+it('serialises a pet anew once its version changes', () => {
+  const cache = new PetJsonCache();
+  const pet = pets(1)[0]!;
+  cache.list([pet]);
+  expect(cache.pet({ ...pet, name: 'Renamed', version: 1 })).toBe('{"id":1,"name":"Renamed","categoryId":1}');
 });
 
-it('serialises a pet once and reuses its JSON on the next page that holds it', () => {
+it('leaves out fields the response schema does not describe, the version and an undefined status among them', () => {
+  expect(new PetJsonCache().list([withExtra, tom])).toBe(
+    '[{"id":3,"name":"Kit","categoryId":1},{"id":2,"name":"Tom","categoryId":3}]',
+  );
+});
+
+it('serialises a version of a pet once and reuses its JSON on the next page that holds it', () => {
   const cache = new PetJsonCache();
   const pet = pets(1)[0]!;
   cache.list([pet]);

@@ -275,10 +275,10 @@ describe('the rest of the HTTP surface', () => {
   it.each([
     ['DELETE', '/v1/pets', 'GET, HEAD, POST'],
     ['PUT', '/v1/pets', 'GET, HEAD, POST'],
-    ['POST', '/v1/pets/1', 'GET, HEAD'],
-    ['DELETE', '/v1/pets/1', 'GET, HEAD'],
+    ['POST', '/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
+    ['PUT', '/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
     ['TRACE', '/v1/pets', 'GET, HEAD, POST'],
-    ['QUERY', '/v1/pets/1', 'GET, HEAD'],
+    ['QUERY', '/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
   ] as const)('answers %s %s with 405 and Allow: %s', async (method, url, allow) => {
     const response = await t.app.inject({ method: method as 'GET', url });
     expect(response.statusCode).toBe(405);

@@ -1,4 +1,11 @@
-import { type AppError, ERROR_CODES, ValidationError } from '../../../shared/errors.ts';
+import { InvalidStatusTransitionError, PetRemovedError } from '../../../domain/pets.ts';
+import {
+  type AppError,
+  ERROR_CODES,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+} from '../../../shared/errors.ts';
 import { builder } from '../builder.ts';
 
 /** The service's closed set of error codes, the same strings REST sends in its Error body. */
@@ -23,4 +30,34 @@ builder.objectType(ValidationError, {
   fields: (t) => ({
     field: t.string({ nullable: true, resolve: (error) => error.field ?? null }),
   }),
+});
+
+builder.objectType(NotFoundError, {
+  name: 'NotFoundError',
+  description: 'Nothing has this id (code not_found).',
+  interfaces: [ErrorInterface],
+  fields: () => ({}),
+});
+
+builder.objectType(PetRemovedError, {
+  name: 'PetRemovedError',
+  description: 'The pet was removed (code pet_removed); its history stays in the store.',
+  interfaces: [ErrorInterface],
+  fields: () => ({}),
+});
+
+builder.objectType(InvalidStatusTransitionError, {
+  name: 'InvalidStatusTransitionError',
+  description:
+    'The status change breaks the transition table (code invalid_status_transition); nothing changed.',
+  interfaces: [ErrorInterface],
+  fields: () => ({}),
+});
+
+builder.objectType(PreconditionFailedError, {
+  name: 'PreconditionFailedError',
+  description:
+    'expectedVersion is not the current version (code precondition_failed): someone changed it first. Read it again, then retry.',
+  interfaces: [ErrorInterface],
+  fields: () => ({}),
 });

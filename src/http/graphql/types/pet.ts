@@ -3,22 +3,27 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from '../../../application/queries/list-pets.ts';
-import { MAX_PET_ID, type Pet as PetShape } from '../../../domain/pets.ts';
+import { MAX_PET_ID, type VersionedPet } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { petCreatedStream } from '../pet-created-stream.ts';
+import { liveStream } from '../live-stream.ts';
 import { petConnection } from '../pet-page.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
 
-export const Pet = builder.objectRef<PetShape>('Pet').implement({
+export const Pet = builder.objectRef<VersionedPet>('Pet').implement({
   description: 'An animal offered in the store.',
   fields: (t) => ({
     id: t.expose('id', { type: SafeInt, description: `Assigned by the service; at most ${MAX_PET_ID}.` }),
     name: t.exposeString('name'),
     categoryId: t.expose('categoryId', { type: SafeInt }),
     status: t.field({ type: PetStatus, nullable: true, resolve: (pet) => pet.status ?? null }),
+    version: t.exposeInt('version', {
+      description:
+        'The revision of the pet’s stream: 0 when created, one more per change. REST sends it as the ETag; ' +
+        'pass it as expectedVersion to change the pet only if nobody changed it meanwhile.',
+    }),
   }),
 });
 
@@ -31,13 +36,17 @@ builder.queryFields((t) => ({
   pet: t.field({
     type: Pet,
     nullable: true,
-    description: 'One pet by id. When there is none: null, with an error whose extensions.code is not_found.',
+    authScopes: { scope: 'pets:read' },
+    description:
+      'One pet by id. When there is none: null, with an error whose extensions.code is not_found ' +
+      '(pet_removed once removed).',
     args: { id: t.arg({ type: SafeInt, required: true }) },
     resolve: (_root, args, { application }) =>
       withArgumentNames(PET_ARGUMENTS, () => application.getPet(args.id)),
   }),
   pets: t.field({
     type: PetConnection,
+    authScopes: { scope: 'pets:read' },
     description:
       'Pets in ascending id order, a page at a time: the REST list rules ' +
       `(first is ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}). ` +
@@ -63,8 +72,13 @@ builder.queryFields((t) => ({
 builder.subscriptionFields((t) => ({
   petCreated: t.field({
     type: Pet,
+    authScopes: { scope: 'pets:read' },
     description: 'Every pet created from the moment of subscribing, in the order the store recorded them.',
-    subscribe: (_root, _args, { application, closing }) => petCreatedStream(application, closing),
+    subscribe: (_root, _args, { application, closing }) =>
+      liveStream<VersionedPet>(
+        (emit) => application.onPetChange((change) => change.type === 'created' && emit(change.pet)),
+        closing,
+      ),
     resolve: (pet) => pet,
   }),
 }));

@@ -1,37 +1,36 @@
 import { describe, expect, it } from 'vitest';
-import type { Pet } from '../../../src/domain/pets.ts';
+import { LIVE_STREAM_BUFFER, liveStream } from '../../../src/http/graphql/live-stream.ts';
 import { SubscriberTooSlowError } from '../../../src/shared/errors.ts';
-import { PET_CREATED_BUFFER, petCreatedStream } from '../../../src/http/graphql/pet-created-stream.ts';
 
-/** An application whose pet feed the test drives by hand. */
+/** A feed of numbered items that the test drives by hand. */
 function feed() {
-  const listeners = new Set<(pet: Pet) => void>();
+  const listeners = new Set<(item: { id: number }) => void>();
   return {
     listeners,
-    onPetCreated(listener: (pet: Pet) => void) {
+    subscribe(listener: (item: { id: number }) => void) {
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
     create(id: number) {
-      for (const listener of listeners) listener({ id, name: `Pet ${id}`, categoryId: 1 });
+      for (const listener of listeners) listener({ id });
     },
   };
 }
 
-describe('petCreatedStream', () => {
-  it(`ends with subscriber_too_slow once ${PET_CREATED_BUFFER} pets wait unread, after delivering them`, async () => {
+describe('liveStream', () => {
+  it(`ends with subscriber_too_slow once ${LIVE_STREAM_BUFFER} items wait unread, after delivering them`, async () => {
     const application = feed();
-    const stream = petCreatedStream(application, new AbortController().signal);
+    const stream = liveStream(application.subscribe, new AbortController().signal);
     const first = stream.next(); // starts the stream: it subscribes
-    for (let id = 1; id <= PET_CREATED_BUFFER + 2; id++) application.create(id);
+    for (let id = 1; id <= LIVE_STREAM_BUFFER + 2; id++) application.create(id);
     const ids = [(await first).value.id];
-    for (let i = 1; i < PET_CREATED_BUFFER + 1; i++) ids.push((await stream.next()).value.id);
-    expect(ids).toEqual(Array.from({ length: PET_CREATED_BUFFER + 1 }, (_, i) => i + 1));
+    for (let i = 1; i < LIVE_STREAM_BUFFER + 1; i++) ids.push((await stream.next()).value.id);
+    expect(ids).toEqual(Array.from({ length: LIVE_STREAM_BUFFER + 1 }, (_, i) => i + 1));
     const error = await stream.next().catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(SubscriberTooSlowError);
     expect(error).toMatchObject({
       code: 'subscriber_too_slow',
-      message: `This subscriber fell more than ${PET_CREATED_BUFFER} events behind; subscribe again.`,
+      message: `This subscriber fell more than ${LIVE_STREAM_BUFFER} events behind; subscribe again.`,
     });
     expect(application.listeners.size).toBe(0);
   });
@@ -39,7 +38,7 @@ describe('petCreatedStream', () => {
   it('ends when the server starts closing, and unsubscribes', async () => {
     const application = feed();
     const closing = new AbortController();
-    const stream = petCreatedStream(application, closing.signal);
+    const stream = liveStream(application.subscribe, closing.signal);
     const next = stream.next();
     application.create(1);
     expect((await next).value.id).toBe(1);

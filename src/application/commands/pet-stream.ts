@@ -1,0 +1,127 @@
+import {
+  evolvePet,
+  livePet,
+  type Pet,
+  type PetEvent,
+  type PetState,
+  petStreamName,
+  type VersionedPet,
+} from '../../domain/pets.ts';
+import { PreconditionFailedError } from '../../shared/errors.ts';
+import type { Clock, RequestContext } from '../../shared/context.ts';
+import { newEventMetadata } from '../../shared/event-metadata.ts';
+import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
+import type { PetReadModel } from '../ports/read-models.ts';
+
+/**
+ * Changing a pet: load its state, decide, and append with the revision the decision was made on as
+ * the expected one, so that the store, not this process's memory, decides between concurrent
+ * changes (across processes too). The read model is the fast source of that state; the pet's
+ * stream is read instead when the read model may be behind (it does not know the pet, or the
+ * client expects another version) and after a conflict.
+ */
+
+export type PetStreamDependencies = {
+  readonly store: EventStore;
+  readonly readModel: PetReadModel;
+  readonly clock: Clock;
+};
+
+export type ChangeOptions = {
+  /**
+   * The versions the client may be changing (from `If-Match` or `expectedVersion`): another current
+   * version is a 412, and so is a concurrent change that wins. Absent: any version.
+   */
+  readonly expectedVersions?: readonly number[];
+};
+
+export type PetChangeResult = {
+  /** The pet after the change; undefined once removed. */
+  readonly pet: VersionedPet | undefined;
+  /** The pet's version after the change (unchanged when nothing was appended). */
+  readonly version: number;
+  /** Store position of the last event appended; undefined when the change appended nothing. */
+  readonly position: bigint | undefined;
+};
+
+type Loaded = { readonly state: PetState; readonly version: number | undefined };
+
+const MAX_ATTEMPTS = 10;
+
+export async function changePet(
+  deps: PetStreamDependencies,
+  id: number,
+  context: RequestContext,
+  options: ChangeOptions,
+  decide: (state: PetState) => PetEvent[],
+): Promise<PetChangeResult> {
+  const expected = options.expectedVersions;
+  let fromStore = false;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { state, version } = fromStore ? await fromStream(deps, id) : fromReadModel(deps, id);
+    const current = state?.kind === 'live' ? version : undefined;
+    const stale = current === undefined || (expected !== undefined && !expected.includes(current));
+    if (stale && !fromStore) {
+      fromStore = true; // the read model may not have this pet's latest events yet
+      continue;
+    }
+    livePet(state, id); // 404 before 412: an unknown or removed pet has no version to compare
+    if (expected !== undefined && !expected.includes(current!))
+      throw preconditionFailed(id, expected, current!);
+    const events = decide(state);
+    if (events.length === 0)
+      return { pet: versioned(state, current!), version: current!, position: undefined };
+    try {
+      const result = await deps.store.appendToStream(
+        petStreamName(id),
+        events.map((event) => ({ ...event, metadata: newEventMetadata(deps.clock, context) })),
+        { expectedRevision: BigInt(current!) },
+      );
+      await deps.readModel.waitFor(result.position);
+      const after = events.reduce(evolvePet, state);
+      const newVersion = Number(result.nextExpectedRevision);
+      return { pet: versioned(after, newVersion), version: newVersion, position: result.position };
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (expected !== undefined) throw preconditionFailed(id, expected, Number(error.actual));
+      fromStore = true; // another change came first: decide again on the pet as it is now
+    }
+  }
+  throw new Error(`Pet ${id} kept changing under ${MAX_ATTEMPTS} attempts to change it.`);
+}
+
+function fromReadModel(deps: PetStreamDependencies, id: number): Loaded {
+  const pet = deps.readModel.getPet(id);
+  if (pet !== undefined) return { state: { kind: 'live', pet: withoutVersion(pet) }, version: pet.version };
+  const removed = deps.readModel.removedVersion(id);
+  return removed === undefined
+    ? { state: undefined, version: undefined }
+    : { state: { kind: 'removed' }, version: removed };
+}
+
+async function fromStream(deps: PetStreamDependencies, id: number): Promise<Loaded> {
+  const events = await deps.store.readStream(petStreamName(id));
+  const state = events.reduce<PetState>(
+    (pet, event) => evolvePet(pet, event as unknown as PetEvent),
+    undefined,
+  );
+  const last = events.at(-1);
+  return { state, version: last === undefined ? undefined : Number(last.revision) };
+}
+
+function versioned(state: PetState, version: number): VersionedPet | undefined {
+  return state?.kind === 'live' ? { ...state.pet, version } : undefined;
+}
+
+function withoutVersion({ version: _version, ...pet }: VersionedPet): Pet {
+  return pet;
+}
+
+function preconditionFailed(
+  id: number,
+  expected: readonly number[],
+  current: number,
+): PreconditionFailedError {
+  const named = expected.length === 0 ? 'the one If-Match names' : expected.join(' or ');
+  return new PreconditionFailedError(`Pet ${id}`, named, String(current));
+}

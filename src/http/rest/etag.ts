@@ -1,0 +1,37 @@
+/**
+ * Entity tags for versioned resources (RFC 9110 §8.8.3): a pet's ETag is its stream revision,
+ * `"3"`, so a client that sends it back in `If-Match` changes the pet only if nobody changed it
+ * since; `If-None-Match` on a read answers 304 while it still holds. A tag that names no version
+ * (malformed, weak in If-Match, or not a number) never matches: If-Match then fails with 412, and
+ * If-None-Match lets the read through.
+ */
+export function etagOf(version: number): string {
+  return `"${version}"`;
+}
+
+/** What `If-Match` asks for: any current version (`*`), or one of these; undefined when absent. */
+export type IfMatch = { readonly any: true } | { readonly versions: readonly number[] };
+
+const ENTITY_TAG = /^(W\/)?"(\d{1,15})"$/;
+
+export function parseIfMatch(header: string | string[] | undefined): IfMatch | undefined {
+  if (header === undefined) return undefined;
+  const joined = Array.isArray(header) ? header.join(',') : header;
+  if (joined.trim() === '*') return { any: true };
+  // If-Match compares strongly: a weak tag never matches.
+  return { versions: tags(joined).flatMap((tag) => (tag.weak ? [] : [tag.version])) };
+}
+
+/** Whether `If-None-Match` holds for this version: weak comparison, `*` matches any. */
+export function ifNoneMatchHolds(header: string | string[] | undefined, version: number): boolean {
+  if (header === undefined) return false;
+  const joined = Array.isArray(header) ? header.join(',') : header;
+  return joined.trim() === '*' || tags(joined).some((tag) => tag.version === version);
+}
+
+function tags(list: string): { weak: boolean; version: number }[] {
+  return list.split(',').flatMap((part) => {
+    const tag = ENTITY_TAG.exec(part.trim());
+    return tag === null ? [] : [{ weak: tag[1] !== undefined, version: Number(tag[2]) }];
+  });
+}
