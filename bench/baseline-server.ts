@@ -14,6 +14,7 @@ export type BaselineBodies = {
   readonly listAvailable100: string;
   readonly pet: string;
   readonly created: string;
+  readonly renamed: string;
   readonly graphql: string;
 };
 
@@ -29,6 +30,7 @@ app.get('/v1/pets', async (request, reply) => {
 app.get('/v1/pets/:petId', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.pet));
 // The body is parsed like the service parses it, then the stored answer is sent.
 app.post('/v1/pets', async (_request, reply) => reply.code(201).type(JSON_TYPE).send(bodies.created));
+app.patch('/v1/pets/:petId', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.renamed));
 app.post('/graphql', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.graphql));
 
 const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -6,7 +6,7 @@ import type { BaselineBodies } from './baseline-server.ts';
 import { type LagFigures, measureCrossProcessLag } from './lag.ts';
 import { combineRuns, type LoadResult, pairedRatio, type PairedRatio, runLoad } from './load.ts';
 import type { Machine } from './machine.ts';
-import { httpScenarios, NEW_PET_BODY, type HttpScenario } from './scenarios/http.ts';
+import { httpScenarios, NEW_PET_BODY, RENAME_BODY, type HttpScenario } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
 import { petstoreEnv, ROOT, startBaseline, startPetstore } from './servers.ts';
 
@@ -133,7 +133,13 @@ async function captureBodies(
     headers: { authorization, 'content-type': 'application/json' },
     body: NEW_PET_BODY,
   });
+  const renamed = await send(url, '/v1/pets/1', {
+    method: 'PATCH',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: RENAME_BODY,
+  });
   return {
+    renamed,
     list20: await get('/v1/pets?limit=20'),
     listAvailable100: await get('/v1/pets?status=available&limit=100'),
     pet: await get('/v1/pets/1'),

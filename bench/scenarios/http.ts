@@ -24,6 +24,7 @@ export type ScenarioInputs = {
 };
 
 export const NEW_PET_BODY = JSON.stringify({ name: 'Benchmark Bella', categoryId: 3, status: 'available' });
+export const RENAME_BODY = JSON.stringify({ name: 'Renamed' });
 
 /** Connections of every scenario; the durable-write target is stated for 64 concurrent writers. */
 const CONNECTIONS = 64;
@@ -46,6 +47,23 @@ export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
     // Walks through the seeded pets, so that lookups are not all one hot entry.
     setupRequest: (request) => ({ ...request, path: `/v1/pets/${(nextId++ % inputs.petCount) + 1}` }),
   };
+  let nextRename = 0;
+  const rename: Request = {
+    method: 'PATCH',
+    path: '/v1/pets/1',
+    headers: json,
+    body: RENAME_BODY,
+    // A new name every time, so that every PATCH records an event (a patch that changes nothing
+    // records nothing), on pets walked through like the by-id reads.
+    setupRequest: (request) => {
+      const n = nextRename++;
+      return {
+        ...request,
+        path: `/v1/pets/${(n % inputs.petCount) + 1}`,
+        body: JSON.stringify({ name: `Renamed ${n}` }),
+      };
+    },
+  };
   const scenarios: HttpScenario[] = [
     { name: 'GET /v1/pets?limit=20', connections: CONNECTIONS, minRatio: 0.6, requests: [list20] },
     {
@@ -55,6 +73,13 @@ export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
     },
     { name: 'GET /v1/pets/{id}', connections: CONNECTIONS, minRatio: 0.6, requests: [byId] },
     { name: 'POST /v1/pets (durable)', connections: 64, minRatio: 0.25, maxP99Ms: 25, requests: [create] },
+    {
+      name: 'PATCH /v1/pets/{id} (durable)',
+      connections: 64,
+      minRatio: 0.4,
+      maxP99Ms: 15,
+      requests: [rename],
+    },
   ];
   if (inputs.graphqlQuery !== undefined) {
     const body = JSON.stringify({ query: inputs.graphqlQuery });

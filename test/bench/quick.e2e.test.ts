@@ -38,6 +38,7 @@ describe('npm run bench -- --quick', () => {
         'GET /v1/pets?status=available&limit=100',
         'GET /v1/pets/{id}',
         'POST /v1/pets (durable)',
+        'PATCH /v1/pets/{id} (durable)',
         'mixed 90% read / 10% write',
         'GraphQL pets(first: 20)',
       ];
