@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { PET_STATUSES, PET_CREATED_SCHEMA_VERSION, petStreamName, type Pet } from '../src/domain/pets.ts';
-import { PET_IDS_STREAM } from '../src/domain/pet-ids.ts';
+import { PET_IDS } from '../src/domain/id-blocks.ts';
 import type { EventMetadata, EventStore, NewEvent } from '../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../src/eventstore/sqlite.ts';
 
@@ -38,7 +38,7 @@ function metadata(schemaVersion: number): EventMetadata {
 /** Appends `count` PetCreated events (ids 1..count) and the id block that covers them. */
 export async function seedPets(store: EventStore, count: number): Promise<void> {
   await store.appendToStream(
-    PET_IDS_STREAM,
+    PET_IDS.stream,
     [{ type: 'PetIdBlockReserved', data: { first: 1, last: count }, metadata: metadata(1) }],
     { expectedRevision: 'no_stream' },
   );

@@ -1,17 +1,20 @@
 import { PET_STATUSES, type Pet, type PetStatus, type VersionedPet } from '../src/domain/pets.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
+import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
 
 /**
  * The pet-list read model: every live pet by id with the revision of its stream it reflects, and
  * ids in ascending order, overall and per status, so that a page is a binary search plus a slice.
  * Removed pets leave every list and are remembered by id (with their last revision), so that a
- * read can tell "removed" from "never existed".
+ * read can tell "removed" from "never existed". The few pets an order holds are noted apart.
  */
 export type PetRecord = VersionedPet;
 
 export type PetListState = {
   readonly byId: Map<number, PetRecord>;
   readonly removed: Map<number, number>;
+  /** Pets an order holds (pending by that order), by pet id: the order's id. */
+  readonly heldBy: Map<number, number>;
   readonly ids: number[];
   readonly idsByStatus: Record<PetStatus, number[]>;
 };
@@ -32,11 +35,13 @@ type PetListSnapshot = {
   statuses: number[];
   versions: number[];
   removed: number[];
+  /** Pairs: pet id, order id. */
+  heldBy: number[];
 };
 
 export const petListProjection: Projection<PetListState> = {
   name: 'pet-list',
-  version: 2,
+  version: 3,
   initialState,
   evolve(state: PetListState, event: ProjectedEvent): PetListState {
     switch (event.type) {
@@ -50,6 +55,7 @@ export const petListProjection: Projection<PetListState> = {
       case 'PetRecategorised':
         return change(state, event, (pet) => ({ ...pet, categoryId: event.data.categoryId as number }));
       case 'PetStatusChanged':
+        hold(state, event);
         return change(state, event, (pet) => ({ ...pet, status: event.data.status as PetStatus }));
       case 'PetRemoved':
         return remove(state, event);
@@ -67,6 +73,7 @@ export const petListProjection: Projection<PetListState> = {
       statuses: new Array<number>(count),
       versions: new Array<number>(count),
       removed: [],
+      heldBy: [],
     };
     for (let i = 0; i < count; i++) {
       const pet = state.byId.get(state.ids[i]!)!;
@@ -77,6 +84,7 @@ export const petListProjection: Projection<PetListState> = {
       snapshot.versions[i] = pet.version;
     }
     for (const [id, version] of state.removed) snapshot.removed.push(id, version);
+    for (const [id, orderId] of state.heldBy) snapshot.heldBy.push(id, orderId);
     return snapshot;
   },
   fromSnapshot(raw: unknown): PetListState {
@@ -94,6 +102,9 @@ export const petListProjection: Projection<PetListState> = {
     for (let i = 0; i < snapshot.removed.length; i += 2) {
       state.removed.set(snapshot.removed[i]!, snapshot.removed[i + 1]!);
     }
+    for (let i = 0; i < snapshot.heldBy.length; i += 2) {
+      state.heldBy.set(snapshot.heldBy[i]!, snapshot.heldBy[i + 1]!);
+    }
     return state;
   },
 };
@@ -102,6 +113,7 @@ function initialState(): PetListState {
   return {
     byId: new Map(),
     removed: new Map(),
+    heldBy: new Map(),
     ids: [],
     idsByStatus: { available: [], pending: [], sold: [] },
   };
@@ -141,6 +153,15 @@ function change(
   return state;
 }
 
+/** An order's status change of a pet: pending holds the pet, anything else lets it go. */
+function hold(state: PetListState, event: ProjectedEvent): void {
+  const { id, status, orderId } = event.data as { id: number; status: PetStatus; orderId?: number };
+  const pet = state.byId.get(id);
+  if (orderId === undefined || pet === undefined || event.revision <= pet.version) return;
+  if (status === 'pending') state.heldBy.set(id, orderId);
+  else state.heldBy.delete(id);
+}
+
 function remove(state: PetListState, event: ProjectedEvent): PetListState {
   const pet = state.byId.get(event.data.id as number);
   if (pet === undefined || event.revision <= pet.version) return state;
@@ -149,32 +170,6 @@ function remove(state: PetListState, event: ProjectedEvent): PetListState {
   if (pet.status !== undefined) removeSorted(state.idsByStatus[pet.status], pet.id);
   state.removed.set(pet.id, Number(event.revision));
   return state;
-}
-
-/** Ids mostly arrive in ascending order (one process, one block), so this is almost always a push. */
-function insertSorted(ids: number[], id: number): void {
-  if (ids.length === 0 || ids[ids.length - 1]! < id) {
-    ids.push(id);
-    return;
-  }
-  ids.splice(firstIndexAfter(ids, id - 1), 0, id);
-}
-
-function removeSorted(ids: number[], id: number): void {
-  const index = firstIndexAfter(ids, id - 1);
-  if (ids[index] === id) ids.splice(index, 1);
-}
-
-/** Index of the first id greater than `after`, by binary search. */
-export function firstIndexAfter(ids: readonly number[], after: number): number {
-  let low = 0;
-  let high = ids.length;
-  while (low < high) {
-    const mid = (low + high) >>> 1;
-    if (ids[mid]! <= after) low = mid + 1;
-    else high = mid;
-  }
-  return low;
 }
 
 /** Pets in ascending id order after `after`, at most `limit`; `hasMore` tells whether a next page exists. */

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { apiKeysProjection } from '../projections/api-keys.ts';
+import { ordersProjection } from '../projections/orders.ts';
 import { petListProjection } from '../projections/pet-list.ts';
 import { type Auth, createAuth } from './application/auth.ts';
 import { grantDefaultScopes } from './application/commands/api-keys.ts';
@@ -11,6 +12,7 @@ import { openEventStore } from './eventstore/index.ts';
 import { connectRateLimitRedis } from './rate-limits/redis.ts';
 import { memoryCounters, redisCounters } from './rate-limits/window-counter.ts';
 import { apiKeyReadModel } from './read-models/api-key-read-model.ts';
+import { orderReadModel } from './read-models/order-read-model.ts';
 import { petReadModel } from './read-models/pet-read-model.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
 import { dataDirSnapshots } from './read-models/snapshot-file.ts';
@@ -50,6 +52,7 @@ type ServiceConfig = Pick<
   | 'snapshotEveryEvents'
   | 'redisUrl'
   | 'rateLimitBanSeconds'
+  | 'failpoint'
 >;
 
 /** Opens the store (unless given), catches every read model up with it, and follows it from then on. */
@@ -70,12 +73,13 @@ export async function startService(
   const waitFor = (position: bigint) => readModels.waitFor(position);
   const pets = petReadModel(readModels.add(petListProjection), waitFor);
   const keys = apiKeyReadModel(readModels.add(apiKeysProjection), waitFor);
+  const orders = orderReadModel(readModels.add(ordersProjection), waitFor);
   const redis =
     config.redisUrl === undefined || options.counters !== undefined
       ? undefined
       : connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
-  const application = createApplication({ store, pets, clock, logger, config });
+  const application = createApplication({ store, pets, orders, clock, logger, config });
   const auth = createAuth({
     store,
     keys,

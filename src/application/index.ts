@@ -3,9 +3,13 @@ import type { Clock } from '../shared/context.ts';
 import { createPetCommand } from './commands/create-pet.ts';
 import { removePetCommand } from './commands/remove-pet.ts';
 import { updatePetCommand } from './commands/update-pet.ts';
-import { PetIdAllocator } from './pet-id-allocator.ts';
+import { ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
+import { IdAllocator } from './id-allocator.ts';
 import type { EventStore } from './ports/event-store.ts';
-import type { PetReadModel } from './ports/read-models.ts';
+import type { OrderReadModel, PetReadModel } from './ports/read-models.ts';
+import { cancelOrderCommand, completeOrderCommand } from './commands/close-order.ts';
+import { placeOrderCommand } from './commands/place-order.ts';
+import { getOrderQuery, inventoryQuery, listOrdersQuery } from './queries/orders.ts';
 import { getPetQuery } from './queries/get-pet.ts';
 import { listPetsQuery } from './queries/list-pets.ts';
 
@@ -15,6 +19,8 @@ export type { ChangeOptions, PetChangeResult } from './commands/pet-stream.ts';
 export type { RemovePetOptions } from './commands/remove-pet.ts';
 export type { PetChange } from './ports/read-models.ts';
 export type { ListPetsQuery, PetsPage } from './queries/list-pets.ts';
+export type { ListOrdersQuery, OrdersPage } from './queries/orders.ts';
+export type { PlaceOrderResult } from './commands/place-order.ts';
 
 /**
  * The one application layer: commands and queries that REST and GraphQL both call. Adapters
@@ -25,10 +31,11 @@ export type Application = ReturnType<typeof createApplication>;
 export type ApplicationDependencies = {
   readonly store: EventStore;
   readonly pets: PetReadModel;
+  readonly orders: OrderReadModel;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: {
-    /** How many pet ids this process reserves from the shared id stream at a time. */
+    /** How many pet (and order) ids this process reserves from the shared id stream at a time. */
     readonly petIdBlockSize: number;
     readonly idempotencyKeyTtlMs: number;
   };
@@ -41,7 +48,13 @@ export function createApplication(deps: ApplicationDependencies) {
     ...deps.pets,
     waitFor: (position) => readYourWrites(deps.pets.waitFor(position), logger),
   };
-  const ids = new PetIdAllocator(store, config.petIdBlockSize, clock);
+  const ids = new IdAllocator(store, PET_IDS, config.petIdBlockSize, clock);
+  const orderIds = new IdAllocator(store, ORDER_IDS, config.petIdBlockSize, clock);
+  const orders: OrderReadModel = {
+    ...deps.orders,
+    waitFor: (position) => readYourWrites(deps.orders.waitFor(position), logger),
+  };
+  const orderStreams = { store, orders, pets, clock };
   return {
     createPet: createPetCommand({
       store,
@@ -56,6 +69,18 @@ export function createApplication(deps: ApplicationDependencies) {
     getPet: getPetQuery(pets),
     /** Calls `listener` with every pet created, changed or removed from now on, in store order. */
     onPetChange: (listener: Parameters<PetReadModel['onChange']>[0]) => pets.onChange(listener),
+    placeOrder: placeOrderCommand({
+      ...orderStreams,
+      nextOrderId: () => orderIds.nextId(),
+      idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
+    }),
+    completeOrder: completeOrderCommand(orderStreams),
+    cancelOrder: cancelOrderCommand(orderStreams),
+    listOrders: listOrdersQuery(orders),
+    getOrder: getOrderQuery(orders),
+    inventory: inventoryQuery(pets),
+    /** Calls `listener` with every order placed or changed from now on, in store order. */
+    onOrderChange: (listener: Parameters<OrderReadModel['onChange']>[0]) => orders.onChange(listener),
   };
 }
 

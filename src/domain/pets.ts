@@ -1,4 +1,5 @@
-import { AppError, NotFoundError, ValidationError } from '../shared/errors.ts';
+import { AppError, NotFoundError } from '../shared/errors.ts';
+import { MAX_ID } from './id-blocks.ts';
 
 /**
  * The pet aggregate, pure: validation, `decide*` from a command and the pet's state to events, and
@@ -8,13 +9,8 @@ import { AppError, NotFoundError, ValidationError } from '../shared/errors.ts';
 export const PET_STATUSES = ['available', 'pending', 'sold'] as const;
 export type PetStatus = (typeof PET_STATUSES)[number];
 
-/** Longest accepted pet name, in Unicode code points. */
-export const PET_NAME_MAX_LENGTH = 100;
-/** Longest accepted reason for a removal, in Unicode code points. */
-export const REMOVAL_REASON_MAX_LENGTH = 200;
-
 /** Ids are int64 on the wire, and never above 2^53−1 so that every JSON client reads them exactly. */
-export const MAX_PET_ID = Number.MAX_SAFE_INTEGER;
+export const MAX_PET_ID = MAX_ID;
 
 export type NewPet = {
   readonly name: string;
@@ -30,8 +26,6 @@ export type VersionedPet = Pet & { readonly version: number };
 
 /** A JSON merge patch (RFC 7396) of a pet, validated: only what it changes. */
 export type PetPatch = { readonly name?: string; readonly categoryId?: number; readonly status?: PetStatus };
-
-export type CreatePet = { readonly type: 'CreatePet'; readonly data: unknown };
 
 export const PET_CREATED_SCHEMA_VERSION = 1;
 export type PetCreated = { readonly type: 'PetCreated'; readonly data: Pet };
@@ -51,7 +45,7 @@ export type PetStatusChanged = {
     /** Absent when the pet had no status. */
     readonly previousStatus?: PetStatus;
     /** The order that moved it, when an order did. */
-    readonly orderId?: string;
+    readonly orderId?: number;
   };
 };
 export type PetRemoved = {
@@ -68,9 +62,14 @@ export const PET_EVENT_TYPES: ReadonlySet<string> = new Set<PetEvent['type']>([
   'PetRemoved',
 ]);
 
-/** What a decision needs to know of a pet: nothing before it was created. */
+/**
+ * What a decision needs to know of a pet: nothing before it was created. `heldBy` is the order that
+ * holds it (pending by an order, until that order completes or is cancelled).
+ */
 export type PetState =
-  { readonly kind: 'live'; readonly pet: Pet } | { readonly kind: 'removed' } | undefined;
+  | { readonly kind: 'live'; readonly pet: Pet; readonly heldBy?: number }
+  | { readonly kind: 'removed' }
+  | undefined;
 
 export const petStreamName = (id: number): string => `pet-${id}`;
 
@@ -91,6 +90,17 @@ export class PetRemovedError extends AppError {
   }
 }
 
+/** A pet an order holds changes status, or leaves, only through that order. */
+export class PetHeldByOrderError extends AppError {
+  constructor(id: number, orderId: number) {
+    super(
+      'pet_held_by_order',
+      409,
+      `Pet ${id} is held by order ${orderId}: complete or cancel the order to change its status or remove it.`,
+    );
+  }
+}
+
 export class InvalidStatusTransitionError extends AppError {
   constructor(from: PetStatus | undefined, to: PetStatus) {
     const allowed = STATUS_TRANSITIONS[from ?? 'none'];
@@ -103,99 +113,8 @@ export class InvalidStatusTransitionError extends AppError {
   }
 }
 
-const NEW_PET_FIELDS = new Set(['name', 'categoryId', 'status']);
-
-export function isPetStatus(value: unknown): value is PetStatus {
-  return typeof value === 'string' && (PET_STATUSES as readonly string[]).includes(value);
-}
-
-/** The one validator for NewPet, used by every adapter. Throws a ValidationError naming the field. */
-export function validateNewPet(input: unknown): NewPet {
-  const record = petFields(input, 'The body must be a JSON object with name and categoryId.');
-  const name = validateName(record.name);
-  const categoryId = validateCategoryId(record.categoryId);
-  if (record.status === undefined) return { name, categoryId };
-  return { name, categoryId, status: validateStatus(record.status) };
-}
-
-/**
- * A merge patch of a pet, by the same rules as a new pet: each field it holds must be valid, `null`
- * removes nothing (every field a patch can hold is one a pet keeps), and `id` or any other field
- * is refused.
- */
-export function validatePetPatch(input: unknown): PetPatch {
-  const record = petFields(
-    input,
-    'The body must be a JSON object (a merge patch of name, categoryId, status).',
-  );
-  if (record.name === null || record.categoryId === null || record.status === null) {
-    const field = record.name === null ? 'name' : record.categoryId === null ? 'categoryId' : 'status';
-    throw new ValidationError(`${field} cannot be removed; give it a value.`, field);
-  }
-  return {
-    ...(record.name !== undefined && { name: validateName(record.name) }),
-    ...(record.categoryId !== undefined && { categoryId: validateCategoryId(record.categoryId) }),
-    ...(record.status !== undefined && { status: validateStatus(record.status) }),
-  };
-}
-
-function petFields(input: unknown, notAnObject: string): Record<string, unknown> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
-    throw new ValidationError(notAnObject);
-  }
-  const record = input as Record<string, unknown>;
-  for (const field of Object.keys(record)) {
-    if (!NEW_PET_FIELDS.has(field)) {
-      throw new ValidationError(
-        `Field ${field} cannot be set; a pet accepts name, categoryId and status.`,
-        field,
-      );
-    }
-  }
-  return record;
-}
-
-/** The one rule for a status, wherever one is given: a body, a filter, a transition. */
-export function validateStatus(status: unknown, field = 'status'): PetStatus {
-  if (!isPetStatus(status))
-    throw new ValidationError(`${field} must be one of ${PET_STATUSES.join(', ')}.`, field);
-  return status;
-}
-
-function validateName(name: unknown): string {
-  if (typeof name !== 'string') throw new ValidationError('name is required and must be a string.', 'name');
-  if (name.trim().length === 0) throw new ValidationError('name must not be empty.', 'name');
-  if ([...name].length > PET_NAME_MAX_LENGTH) {
-    throw new ValidationError(`name must be at most ${PET_NAME_MAX_LENGTH} characters.`, 'name');
-  }
-  return name;
-}
-
-function validateCategoryId(categoryId: unknown): number {
-  if (categoryId === undefined) throw new ValidationError('categoryId is required.', 'categoryId');
-  if (typeof categoryId !== 'number' || !Number.isSafeInteger(categoryId) || categoryId < 1) {
-    throw new ValidationError(
-      `categoryId must be a positive integer no greater than ${Number.MAX_SAFE_INTEGER}.`,
-      'categoryId',
-    );
-  }
-  return categoryId;
-}
-
-/** An optional reason given for a removal: free text, at most REMOVAL_REASON_MAX_LENGTH. */
-export function validateRemovalReason(reason: unknown): string | undefined {
-  if (reason === undefined) return undefined;
-  if (typeof reason !== 'string' || [...reason].length > REMOVAL_REASON_MAX_LENGTH) {
-    throw new ValidationError(
-      `reason must be text of at most ${REMOVAL_REASON_MAX_LENGTH} characters.`,
-      'reason',
-    );
-  }
-  return reason;
-}
-
-export function decideCreatePet(command: CreatePet, newId: number): PetCreated {
-  const pet = validateNewPet(command.data);
+/** A new pet, validated by `validateNewPet` (pet-rules.ts), gets its id. */
+export function decideCreatePet(pet: NewPet, newId: number): PetCreated {
   return { type: 'PetCreated', data: { id: newId, ...pet } };
 }
 
@@ -216,14 +135,18 @@ export function decideUpdatePet(state: PetState, id: number, patch: PetPatch): P
   return events;
 }
 
-/** A status change by the transition table; none when the pet has that status already. */
+/**
+ * A status change by the transition table; none when the pet has that status already. Only the
+ * order that holds a pet may change its status (`orderId`); an order's change records its id.
+ */
 export function decideChangeStatus(
   state: PetState,
   id: number,
   status: PetStatus,
-  orderId?: string,
+  orderId?: number,
 ): PetStatusChanged[] {
-  const { pet } = live(state, id);
+  const { pet, heldBy } = live(state, id);
+  if (heldBy !== undefined && heldBy !== orderId) throw new PetHeldByOrderError(id, heldBy);
   if (pet.status === status) return [];
   if (!STATUS_TRANSITIONS[pet.status ?? 'none'].includes(status)) {
     throw new InvalidStatusTransitionError(pet.status, status);
@@ -242,11 +165,12 @@ export function decideChangeStatus(
 }
 
 export function decideRemovePet(state: PetState, id: number, reason: string | undefined): PetRemoved {
-  live(state, id);
+  const { heldBy } = live(state, id);
+  if (heldBy !== undefined) throw new PetHeldByOrderError(id, heldBy);
   return { type: 'PetRemoved', data: { id, ...(reason !== undefined && { reason }) } };
 }
 
-function live(state: PetState, id: number): { readonly pet: Pet } {
+function live(state: PetState, id: number): { readonly pet: Pet; readonly heldBy?: number } {
   if (state === undefined) throw new NotFoundError(`No pet has the id ${id}.`);
   if (state.kind === 'removed') throw new PetRemovedError(id);
   return state;
@@ -266,12 +190,22 @@ export function evolvePet(state: PetState, event: PetEvent): PetState {
     case 'PetRecategorised':
       return changed(state, (pet) => ({ ...pet, categoryId: event.data.categoryId }));
     case 'PetStatusChanged':
-      return changed(state, (pet) => ({ ...pet, status: event.data.status }));
+      return held(
+        changed(state, (pet) => ({ ...pet, status: event.data.status })),
+        event.data,
+      );
     case 'PetRemoved':
       return { kind: 'removed' };
   }
 }
 
 function changed(state: PetState, change: (pet: Pet) => Pet): PetState {
-  return state?.kind === 'live' ? { kind: 'live', pet: change(state.pet) } : state;
+  return state?.kind === 'live' ? { ...state, pet: change(state.pet) } : state;
+}
+
+/** An order that makes a pet pending holds it; the order's next change of it lets it go. */
+function held(state: PetState, change: PetStatusChanged['data']): PetState {
+  if (state?.kind !== 'live' || change.orderId === undefined) return state;
+  const { heldBy: _released, ...free } = state;
+  return change.status === 'pending' ? { ...free, heldBy: change.orderId } : free;
 }

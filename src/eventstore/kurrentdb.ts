@@ -10,10 +10,12 @@ import type {
   AppendResult,
   EventStore,
   ExpectedRevision,
+  MultiAppendResult,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
   Subscription,
 } from '../application/ports/event-store.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
@@ -85,6 +87,11 @@ class KurrentDbEventStore implements EventStore {
         throw toWrongExpectedRevision(streamName, expected, error);
       throw error;
     }
+  }
+
+  // Interim, until the multi-stream append (the client's multiStreamAppend, KurrentDB 25.1+) lands.
+  async appendToStreams(_appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
+    throw new Error('Atomic appends to several streams are not available on KurrentDB yet.');
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -8,7 +8,7 @@ import document from '../../schema/openapi.json' with { type: 'json' };
  */
 export const openApiDocument = document;
 
-const { PetStatus, Pet, Error: ErrorSchema } = document.components.schemas;
+const { PetStatus, Pet, Order, OrderStatus, Inventory, Error: ErrorSchema } = document.components.schemas;
 
 /** The Pet schema with its `$ref` resolved, for fast-json-stringify. */
 export const petResponseSchema = {
@@ -17,6 +17,14 @@ export const petResponseSchema = {
 };
 export const petsResponseSchema = { type: 'array', items: petResponseSchema } as const;
 export const errorResponseSchema = ErrorSchema;
+
+/** The Order schema with its `$ref` resolved. */
+export const orderResponseSchema = {
+  ...Order,
+  properties: { ...Order.properties, status: OrderStatus },
+};
+export const ordersResponseSchema = { type: 'array', items: orderResponseSchema } as const;
+export const inventoryResponseSchema = Inventory;
 
 export async function openApiRoute(app: FastifyInstance): Promise<void> {
   const body = JSON.stringify(document);

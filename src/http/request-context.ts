@@ -13,8 +13,12 @@ declare module 'fastify' {
   }
 }
 
-/** The request's correlation id, and the id of its API key once the guard has authenticated it. */
+/**
+ * The request's correlation id, and the id of its API key once the guard has authenticated it,
+ * with whether that key is an admin's.
+ */
 export function requestContext(request: FastifyRequest): RequestContext {
   const apiKeyId = request.apiKey?.keyId;
-  return apiKeyId === undefined ? { correlationId: request.id } : { correlationId: request.id, apiKeyId };
+  if (apiKeyId === undefined) return { correlationId: request.id };
+  return { correlationId: request.id, apiKeyId, admin: request.hasScope('admin') };
 }

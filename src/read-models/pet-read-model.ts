@@ -11,6 +11,11 @@ export function petReadModel(
   return {
     getPet: (id) => readModel.state.byId.get(id),
     removedVersion: (id) => readModel.state.removed.get(id),
+    heldBy: (id) => readModel.state.heldBy.get(id),
+    countByStatus: () => {
+      const { available, pending, sold } = readModel.state.idsByStatus;
+      return { available: available.length, pending: pending.length, sold: sold.length };
+    },
     page: (query) => pagePets(readModel.state, query),
     onChange(listener: (change: PetChange) => void) {
       return readModel.onApplied((event) => {

@@ -3,6 +3,8 @@ export type RequestContext = {
   readonly correlationId: string;
   /** The authenticated API key's id; absent for system actions. */
   readonly apiKeyId?: string;
+  /** The key holds the `admin` scope: it may see and change what other keys own (their orders). */
+  readonly admin?: boolean;
 };
 
 /**

@@ -29,6 +29,9 @@ export const ERROR_CODES = [
   'api_key_expired',
 
   // Orders and inventory (issue 12)
+  'pet_not_available',
+  'pet_held_by_order',
+  'invalid_order_transition',
 
   // Audit, replay and consistency (issue 13)
 
@@ -89,11 +92,12 @@ export class MethodNotAllowedError extends AppError {
 
 /** An `If-Match` (or `expectedVersion`) that no longer names the resource's current version. */
 export class PreconditionFailedError extends AppError {
-  constructor(what: string, expected: string, current: string) {
+  constructor(what: string, expected: readonly number[], current: number) {
+    const named = expected.length === 0 ? 'the one If-Match names' : expected.join(' or ');
     super(
       'precondition_failed',
       412,
-      `${what} is at version ${current}, not ${expected}: read it again, then retry the change.`,
+      `${what} is at version ${current}, not ${named}: read it again, then retry the change.`,
     );
   }
 }

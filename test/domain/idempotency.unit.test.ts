@@ -11,33 +11,46 @@ const HOUR = 3600_000;
 
 describe('decideIdempotencyClaim', () => {
   it('lets the first request claim the key', () => {
-    expect(decideIdempotencyClaim(undefined, 'h1', now)).toEqual({ kind: 'claimable' });
+    expect(decideIdempotencyClaim(undefined, 'petId', 'h1', now)).toEqual({ kind: 'claimable' });
   });
 
   it('replays the claimed pet for the same request', () => {
-    const claim = claimIdempotencyKey(7, 'h1', now, 24 * HOUR).data;
-    expect(decideIdempotencyClaim(claim, 'h1', new Date(now.getTime() + HOUR))).toEqual({
+    const claim = claimIdempotencyKey('petId', 7, 'h1', now, 24 * HOUR).data;
+    expect(decideIdempotencyClaim(claim, 'petId', 'h1', new Date(now.getTime() + HOUR))).toEqual({
       kind: 'replay',
-      petId: 7,
+      id: 7,
     });
   });
 
   it('refuses the key for a different request', () => {
-    const claim = claimIdempotencyKey(7, 'h1', now, 24 * HOUR).data;
-    expect(decideIdempotencyClaim(claim, 'h2', now)).toEqual({ kind: 'key_reused' });
+    const claim = claimIdempotencyKey('petId', 7, 'h1', now, 24 * HOUR).data;
+    expect(decideIdempotencyClaim(claim, 'petId', 'h2', now)).toEqual({ kind: 'key_reused' });
+  });
+
+  it('refuses a pet’s key for an order, even with the same hash', () => {
+    const claim = claimIdempotencyKey('petId', 7, 'h1', now, 24 * HOUR).data;
+    expect(decideIdempotencyClaim(claim, 'orderId', 'h1', now)).toEqual({ kind: 'key_reused' });
   });
 
   it('lets the key be claimed again once the claim expired', () => {
-    const claim = claimIdempotencyKey(7, 'h1', now, 24 * HOUR).data;
-    expect(decideIdempotencyClaim(claim, 'h2', new Date(now.getTime() + 24 * HOUR))).toEqual({
+    const claim = claimIdempotencyKey('petId', 7, 'h1', now, 24 * HOUR).data;
+    expect(decideIdempotencyClaim(claim, 'petId', 'h2', new Date(now.getTime() + 24 * HOUR))).toEqual({
       kind: 'claimable',
     });
   });
 });
 
 describe('claimIdempotencyKey', () => {
+  it('records the order id for an order', () => {
+    expect(claimIdempotencyKey('orderId', 9, 'h1', now, HOUR).data).toEqual({
+      orderId: 9,
+      requestHash: 'h1',
+      expiresAt: '2026-03-01T13:00:00.000Z',
+    });
+  });
+
   it('records the pet id, the request hash and the expiry', () => {
-    expect(claimIdempotencyKey(7, 'h1', now, 2 * HOUR)).toEqual({
+    expect(claimIdempotencyKey('petId', 7, 'h1', now, 2 * HOUR)).toEqual({
       type: 'IdempotencyKeyClaimed',
       data: { petId: 7, requestHash: 'h1', expiresAt: '2026-03-01T14:00:00.000Z' },
     });

@@ -9,8 +9,8 @@ import {
   PetRemovedError,
   type PetState,
   STATUS_TRANSITIONS,
-  validatePetPatch,
 } from '../../src/domain/pets.ts';
+import { validatePetPatch } from '../../src/domain/pet-rules.ts';
 import { NotFoundError, ValidationError } from '../../src/shared/errors.ts';
 
 /** given(events).when(command).then(events), in the domain's own terms. */

@@ -1,6 +1,7 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
-import { MAX_PET_ID, PET_NAME_MAX_LENGTH, PET_STATUSES } from '../../src/domain/pets.ts';
+import { MAX_PET_ID, PET_STATUSES } from '../../src/domain/pets.ts';
+import { PET_NAME_MAX_LENGTH } from '../../src/domain/pet-rules.ts';
 import {
   LIST_LIMIT_DEFAULT,
   LIST_LIMIT_MAX,

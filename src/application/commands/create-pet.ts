@@ -1,25 +1,18 @@
-import {
-  claimIdempotencyKey,
-  decideIdempotencyClaim,
-  type IdempotencyClaim,
-  idempotencyStreamName,
-  MAX_IDEMPOTENCY_KEY_LENGTH,
-  requestHash,
-} from '../../domain/idempotency.ts';
+import { requestHash } from '../../domain/idempotency.ts';
 import {
   decideCreatePet,
   type NewPet,
   type Pet,
   PET_CREATED_SCHEMA_VERSION,
   petStreamName,
-  validateNewPet,
   type VersionedPet,
 } from '../../domain/pets.ts';
-import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../../shared/errors.ts';
+import { validateNewPet } from '../../domain/pet-rules.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import type { Clock, RequestContext } from '../../shared/context.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
 import type { PetReadModel } from '../ports/read-models.ts';
+import { createIdempotently } from '../idempotent.ts';
 
 export type CreatePetOptions = {
   /** A client-chosen key that makes retries of this request create at most one pet. */
@@ -40,8 +33,6 @@ export type CreatePetDependencies = {
   readonly idempotencyKeyTtlMs: number;
 };
 
-const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]+$/;
-
 /**
  * Creates a pet: validate, decide `PetCreated`, append it durably, and return once this process's
  * read model includes it (read-your-writes).
@@ -56,61 +47,14 @@ export function createPetCommand(deps: CreatePetDependencies) {
     if (options.idempotencyKey === undefined) {
       return { pet: await appendPet(deps, await deps.nextPetId(), newPet, context), replayed: false };
     }
-    return createIdempotently(deps, newPet, context, validateIdempotencyKey(options.idempotencyKey));
+    const { result, replayed } = await createIdempotently(deps, context, options.idempotencyKey, {
+      field: 'petId',
+      requestHash: requestHash(newPet),
+      nextId: deps.nextPetId,
+      ensureCreated: (id) => ensurePetCreated(deps, id, newPet, context),
+    });
+    return { pet: result, replayed };
   };
-}
-
-function validateIdempotencyKey(key: string): string {
-  if (key.length === 0 || key.length > MAX_IDEMPOTENCY_KEY_LENGTH || !IDEMPOTENCY_KEY_PATTERN.test(key)) {
-    throw new ValidationError(
-      `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY_LENGTH} visible ASCII characters.`,
-      'Idempotency-Key',
-    );
-  }
-  return key;
-}
-
-async function createIdempotently(
-  deps: CreatePetDependencies,
-  newPet: NewPet,
-  context: RequestContext,
-  key: string,
-): Promise<CreatePetResult> {
-  const stream = idempotencyStreamName(context.apiKeyId ?? 'anonymous', key);
-  const hash = requestHash(newPet);
-  for (;;) {
-    const last = (await deps.store.readStream(stream)).at(-1);
-    const decision = decideIdempotencyClaim(
-      last?.data as IdempotencyClaim | undefined,
-      hash,
-      deps.clock.now(),
-    );
-    switch (decision.kind) {
-      case 'key_reused':
-        throw new IdempotencyKeyReusedError();
-      case 'replay':
-        return { pet: await ensurePetCreated(deps, decision.petId, newPet, context), replayed: true };
-      case 'claimable': {
-        const id = await deps.nextPetId();
-        const claim = claimIdempotencyKey(id, hash, deps.clock.now(), deps.idempotencyKeyTtlMs);
-        try {
-          await deps.store.appendToStream(
-            stream,
-            [{ ...claim, metadata: newEventMetadata(deps.clock, context) }],
-            {
-              expectedRevision: last?.revision ?? 'no_stream',
-            },
-          );
-        } catch (error) {
-          if (error instanceof WrongExpectedRevisionError) continue; // a concurrent request claimed it first
-          throw error;
-        }
-        return { pet: await ensurePetCreated(deps, id, newPet, context), replayed: false };
-      }
-      default:
-        return assertUnreachable(decision);
-    }
-  }
 }
 
 /**
@@ -153,7 +97,7 @@ async function appendPet(
   newPet: NewPet,
   context: RequestContext,
 ): Promise<VersionedPet> {
-  const event = decideCreatePet({ type: 'CreatePet', data: newPet }, id);
+  const event = decideCreatePet(newPet, id);
   const result = await deps.store.appendToStream(
     petStreamName(id),
     [{ ...event, metadata: newEventMetadata(deps.clock, context, PET_CREATED_SCHEMA_VERSION) }],

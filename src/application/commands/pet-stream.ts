@@ -44,7 +44,8 @@ export type PetChangeResult = {
   readonly position: bigint | undefined;
 };
 
-type Loaded = { readonly state: PetState; readonly version: number | undefined };
+/** A pet's state and the revision of its stream it reflects (undefined: no stream). */
+export type LoadedPet = { readonly state: PetState; readonly version: number | undefined };
 
 const MAX_ATTEMPTS = 10;
 
@@ -90,16 +91,26 @@ export async function changePet(
   throw new Error(`Pet ${id} kept changing under ${MAX_ATTEMPTS} attempts to change it.`);
 }
 
-function fromReadModel(deps: PetStreamDependencies, id: number): Loaded {
+/** The pet as this process's read model has it: fast, but possibly behind another process's write. */
+export function fromReadModel(deps: Pick<PetStreamDependencies, 'readModel'>, id: number): LoadedPet {
   const pet = deps.readModel.getPet(id);
-  if (pet !== undefined) return { state: { kind: 'live', pet: withoutVersion(pet) }, version: pet.version };
+  if (pet !== undefined) {
+    const heldBy = deps.readModel.heldBy(id);
+    const state = {
+      kind: 'live' as const,
+      pet: withoutVersion(pet),
+      ...(heldBy !== undefined && { heldBy }),
+    };
+    return { state, version: pet.version };
+  }
   const removed = deps.readModel.removedVersion(id);
   return removed === undefined
     ? { state: undefined, version: undefined }
     : { state: { kind: 'removed' }, version: removed };
 }
 
-async function fromStream(deps: PetStreamDependencies, id: number): Promise<Loaded> {
+/** The pet as its stream has it now: exact, at the cost of a read. */
+export async function fromStream(deps: Pick<PetStreamDependencies, 'store'>, id: number): Promise<LoadedPet> {
   const events = await deps.store.readStream(petStreamName(id));
   const state = events.reduce<PetState>(
     (pet, event) => evolvePet(pet, event as unknown as PetEvent),
@@ -122,6 +133,5 @@ function preconditionFailed(
   expected: readonly number[],
   current: number,
 ): PreconditionFailedError {
-  const named = expected.length === 0 ? 'the one If-Match names' : expected.join(' or ');
-  return new PreconditionFailedError(`Pet ${id}`, named, String(current));
+  return new PreconditionFailedError(`Pet ${id}`, expected, current);
 }

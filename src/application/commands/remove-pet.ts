@@ -1,4 +1,5 @@
-import { decideRemovePet, validateRemovalReason } from '../../domain/pets.ts';
+import { decideRemovePet } from '../../domain/pets.ts';
+import { validateRemovalReason } from '../../domain/pet-rules.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import {
   type ChangeOptions,

@@ -1,4 +1,5 @@
-import { decideUpdatePet, validatePetPatch } from '../../domain/pets.ts';
+import { decideUpdatePet } from '../../domain/pets.ts';
+import { validatePetPatch } from '../../domain/pet-rules.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import {
   type ChangeOptions,

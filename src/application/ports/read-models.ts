@@ -1,4 +1,5 @@
 import type { ApiKey } from '../../domain/api-keys.ts';
+import type { OrderStatus, VersionedOrder } from '../../domain/orders.ts';
 import type { PetStatus, VersionedPet } from '../../domain/pets.ts';
 
 /**
@@ -16,6 +17,10 @@ export type PetReadModel = {
   getPet(id: number): VersionedPet | undefined;
   /** The last version of a removed pet; undefined when the pet is live or never existed. */
   removedVersion(id: number): number | undefined;
+  /** The order that holds the pet, if one does. */
+  heldBy(id: number): number | undefined;
+  /** How many live pets have each status. */
+  countByStatus(): Record<PetStatus, number>;
   page(query: { readonly status?: PetStatus; readonly after?: number; readonly limit: number }): {
     pets: VersionedPet[];
     hasMore: boolean;
@@ -31,6 +36,21 @@ export type ApiKeyReadModel = {
   /** The key that a secret of this SHA-256 may authenticate, if any (see `acceptsSecret`). */
   bySecretHash(secretHash: string): ApiKey | undefined;
   all(): ApiKey[];
+  /** Resolves once the read model includes the event at this position. */
+  waitFor(position: bigint): Promise<void>;
+};
+
+export type OrderReadModel = {
+  getOrder(id: number): VersionedOrder | undefined;
+  /** Orders in ascending id order; only those `owner` placed when it is given. */
+  page(query: {
+    readonly owner?: string;
+    readonly status?: OrderStatus;
+    readonly after?: number;
+    readonly limit: number;
+  }): { orders: VersionedOrder[]; hasMore: boolean };
+  /** Calls `listener` with every order placed or changed from now on, in store order. */
+  onChange(listener: (order: VersionedOrder) => void): () => void;
   /** Resolves once the read model includes the event at this position. */
   waitFor(position: bigint): Promise<void>;
 };

@@ -1,10 +1,9 @@
-import { MAX_PET_ID, validateStatus, type VersionedPet } from '../../domain/pets.ts';
-import { ValidationError } from '../../shared/errors.ts';
+import type { VersionedPet } from '../../domain/pets.ts';
+import { validateStatus } from '../../domain/pet-rules.ts';
 import type { PetReadModel } from '../ports/read-models.ts';
+import { nextAfter, validateAfter, validateLimit } from './paging.ts';
 
-export const LIST_LIMIT_MIN = 1;
-export const LIST_LIMIT_MAX = 100;
-export const LIST_LIMIT_DEFAULT = 20;
+export { LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_LIMIT_MIN } from './paging.ts';
 
 export type ListPetsQuery = {
   readonly limit?: number;
@@ -25,32 +24,13 @@ export function listPetsQuery(readModel: PetReadModel) {
   return function listPets(query: ListPetsQuery = {}): PetsPage {
     const limit = validateLimit(query.limit);
     const status = query.status === undefined ? undefined : validateStatus(query.status);
-    const after = validateAfter(query.after);
+    const after = validateAfter(query.after, 'a pet');
     const { pets, hasMore } = readModel.page({
       limit,
       ...(status && { status }),
       ...(after !== undefined && { after }),
     });
-    const last = pets.at(-1);
-    return hasMore && last !== undefined ? { pets, nextAfter: last.id } : { pets };
+    const next = nextAfter(pets, hasMore);
+    return next === undefined ? { pets } : { pets, nextAfter: next };
   };
-}
-
-function validateLimit(limit: number | undefined): number {
-  if (limit === undefined) return LIST_LIMIT_DEFAULT;
-  if (!Number.isInteger(limit) || limit < LIST_LIMIT_MIN || limit > LIST_LIMIT_MAX) {
-    throw new ValidationError(
-      `limit must be an integer from ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}.`,
-      'limit',
-    );
-  }
-  return limit;
-}
-
-function validateAfter(after: number | undefined): number | undefined {
-  if (after === undefined) return undefined;
-  if (!Number.isSafeInteger(after) || after < 0 || after > MAX_PET_ID) {
-    throw new ValidationError('after must be a pet id: an integer of at least 0.', 'after');
-  }
-  return after;
 }

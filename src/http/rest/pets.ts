@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Application, ChangeOptions } from '../../application/index.ts';
+import type { Application } from '../../application/index.ts';
 import type { VersionedPet } from '../../domain/pets.ts';
-import { ValidationError } from '../../shared/errors.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
-import { etagOf, ifNoneMatchHolds, parseIfMatch } from './etag.ts';
+import { etagOf, ifNoneMatchHolds } from './etag.ts';
+import { idParam, ifMatch, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
 import { PetJsonCache } from './pet-json.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -34,7 +34,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
       status: stringParam(query, 'status'),
       after: integerParam(query, 'after'),
     });
-    if (page.nextAfter !== undefined) reply.header('Link', nextPageLink(query, page.nextAfter));
+    if (page.nextAfter !== undefined) reply.header('Link', nextPageLink('/v1/pets', query, page.nextAfter));
     reply.type(JSON_UTF8).send(petJson.list(page.pets));
   });
 
@@ -65,7 +65,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
       },
     },
     (request, reply) => {
-      const pet = application.getPet(petIdParam(request));
+      const pet = application.getPet(idParam(request, 'petId'));
       if (ifNoneMatchHolds(request.headers['if-none-match'], pet.version)) {
         return reply.code(304).header('ETag', etagOf(pet.version)).send();
       }
@@ -78,7 +78,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     { config: WRITE, schema: { response: { 200: petResponseSchema } } },
     async (request, reply) => {
       const { pet } = await application.updatePet(
-        petIdParam(request),
+        idParam(request, 'petId'),
         request.body,
         requestContext(request),
         ifMatch(request),
@@ -89,7 +89,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
 
   app.delete('/pets/:petId', { config: WRITE }, async (request, reply) => {
     const reason = stringParam(request.query as Record<string, unknown>, 'reason');
-    await application.removePet(petIdParam(request), requestContext(request), {
+    await application.removePet(idParam(request, 'petId'), requestContext(request), {
       ...ifMatch(request),
       ...(reason !== undefined && { reason }),
     });
@@ -102,47 +102,4 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
 
 function sendPet(reply: FastifyReply, pet: VersionedPet): FastifyReply {
   return reply.header('ETag', etagOf(pet.version)).send(pet);
-}
-
-function ifMatch(request: FastifyRequest): ChangeOptions {
-  const condition = parseIfMatch(request.headers['if-match']);
-  return condition === undefined || 'any' in condition ? {} : { expectedVersions: condition.versions };
-}
-
-function stringParam(query: Record<string, unknown>, name: string): string | undefined {
-  const value = query[name];
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new ValidationError(`${name} must be given at most once.`, name);
-  return value;
-}
-
-/** Decimal digits only: "1e2", "0x10", " 5" and "5.0" are not integers here. */
-function integerParam(query: Record<string, unknown>, name: string): number | undefined {
-  const value = stringParam(query, name);
-  if (value === undefined) return undefined;
-  if (!/^-?\d{1,20}$/.test(value)) throw new ValidationError(`${name} must be an integer.`, name);
-  return Number(value);
-}
-
-function petIdParam(request: FastifyRequest): bigint {
-  const raw = (request.params as { petId: string }).petId;
-  if (!/^-?\d{1,25}$/.test(raw)) throw new ValidationError('petId must be an integer.', 'petId');
-  return BigInt(raw);
-}
-
-function singleHeader(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  if (Array.isArray(value)) throw new ValidationError(`${name} must be sent at most once.`, name);
-  return value;
-}
-
-/**
- * The next page's URL, keeping the query's limit and status. Both were validated by then (decimal
- * digits, and one of the statuses), so they go in as they came, with nothing to percent-encode.
- */
-function nextPageLink(query: Record<string, unknown>, after: number): string {
-  let link = '</v1/pets?';
-  if (typeof query.limit === 'string') link += `limit=${query.limit}&`;
-  if (typeof query.status === 'string') link += `status=${query.status}&`;
-  return `${link}after=${after}>; rel="next"`;
 }

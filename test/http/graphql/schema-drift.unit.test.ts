@@ -5,7 +5,8 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from '../../../src/application/queries/list-pets.ts';
-import { MAX_PET_ID, PET_NAME_MAX_LENGTH } from '../../../src/domain/pets.ts';
+import { MAX_PET_ID } from '../../../src/domain/pets.ts';
+import { PET_NAME_MAX_LENGTH } from '../../../src/domain/pet-rules.ts';
 import { printedSchema, SCHEMA_FILE } from '../../../src/http/graphql/print-schema.ts';
 
 describe('schema/schema.graphql', () => {

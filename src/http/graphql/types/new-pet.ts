@@ -1,4 +1,4 @@
-import { PET_NAME_MAX_LENGTH } from '../../../domain/pets.ts';
+import { PET_NAME_MAX_LENGTH } from '../../../domain/pet-rules.ts';
 import { ValidationError } from '../../../shared/errors.ts';
 import { builder } from '../builder.ts';
 import { Pet } from './pet.ts';

@@ -1,5 +1,6 @@
 import type { PetChange as PetChangeShape } from '../../../application/index.ts';
-import { InvalidStatusTransitionError, PET_NAME_MAX_LENGTH, PetRemovedError } from '../../../domain/pets.ts';
+import { InvalidStatusTransitionError, PetRemovedError } from '../../../domain/pets.ts';
+import { PET_NAME_MAX_LENGTH } from '../../../domain/pet-rules.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../../shared/errors.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';

@@ -1,25 +1,27 @@
-import { decideReserveBlock, lastReservedId, PET_IDS_STREAM, type PetIdBlock } from '../domain/pet-ids.ts';
+import { decideReserveBlock, type IdBlock, type IdSequence, lastReservedId } from '../domain/id-blocks.ts';
 import { type EventStore, WrongExpectedRevisionError } from './ports/event-store.ts';
 import { newEventMetadata } from '../shared/event-metadata.ts';
 import type { Clock } from '../shared/context.ts';
 
 /**
- * Hands out pet ids from blocks reserved in the shared `pet-ids` stream (see domain/pet-ids.ts).
+ * Hands out ids of one kind from blocks reserved in its shared stream (see domain/id-blocks.ts).
  * Reservations are serialised within the process; across processes the stream's expected revision
  * decides who gets a block.
  */
-export class PetIdAllocator {
+export class IdAllocator {
   readonly #store: EventStore;
+  readonly #sequence: IdSequence;
   readonly #blockSize: number;
   readonly #clock: Clock;
-  #block: PetIdBlock | undefined;
+  #block: IdBlock | undefined;
   #next = 0;
   #reserving: Promise<void> | undefined;
   /** What this process knows of the stream: its last revision and the last id reserved in it. */
   #known: { revision: bigint | undefined; lastReserved: number } = { revision: undefined, lastReserved: 0 };
 
-  constructor(store: EventStore, blockSize: number, clock: Clock) {
+  constructor(store: EventStore, sequence: IdSequence, blockSize: number, clock: Clock) {
     this.#store = store;
+    this.#sequence = sequence;
     this.#blockSize = blockSize;
     this.#clock = clock;
   }
@@ -35,11 +37,18 @@ export class PetIdAllocator {
   async #reserveBlock(): Promise<void> {
     for (;;) {
       await this.#catchUp();
-      const event = decideReserveBlock(this.#known.lastReserved, this.#blockSize);
+      const event = decideReserveBlock(this.#sequence, this.#known.lastReserved, this.#blockSize);
       try {
         const result = await this.#store.appendToStream(
-          PET_IDS_STREAM,
-          [{ ...event, metadata: newEventMetadata(this.#clock, { correlationId: 'pet-id-allocator' }) }],
+          this.#sequence.stream,
+          [
+            {
+              ...event,
+              metadata: newEventMetadata(this.#clock, {
+                correlationId: `${this.#sequence.name}-id-allocator`,
+              }),
+            },
+          ],
           { expectedRevision: this.#known.revision ?? 'no_stream' },
         );
         this.#known = { revision: result.nextExpectedRevision, lastReserved: event.data.last };
@@ -55,11 +64,11 @@ export class PetIdAllocator {
 
   async #catchUp(): Promise<void> {
     const from = this.#known.revision === undefined ? 0n : this.#known.revision + 1n;
-    const events = await this.#store.readStream(PET_IDS_STREAM, { fromRevision: from });
+    const events = await this.#store.readStream(this.#sequence.stream, { fromRevision: from });
     if (events.length === 0) return;
     this.#known = {
       revision: events[events.length - 1]!.revision,
-      lastReserved: Math.max(this.#known.lastReserved, lastReservedId(events)),
+      lastReserved: Math.max(this.#known.lastReserved, lastReservedId(this.#sequence, events)),
     };
   }
 }

@@ -1,0 +1,119 @@
+import {
+  decideCancelOrder,
+  decideCompleteOrder,
+  orderStreamName,
+  validateCancelReason,
+  type VersionedOrder,
+} from '../../domain/orders.ts';
+import type { RequestContext } from '../../shared/context.ts';
+import { NotFoundError, PreconditionFailedError, ValidationError } from '../../shared/errors.ts';
+import { WrongExpectedRevisionError } from '../ports/event-store.ts';
+import type { ChangeOptions } from './pet-stream.ts';
+import { fromReadModel, fromStream } from './pet-stream.ts';
+import {
+  appendOrderDecision,
+  loadOrder,
+  orderNotFound,
+  type OrderStreamDependencies,
+  visibleOrder,
+} from './order-stream.ts';
+
+export type CloseOrderResult = { readonly order: VersionedOrder; readonly position: bigint };
+
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Completes a placed order (its pet is sold) or cancels it (its pet is available again): the order's
+ * event and the pet's change in one atomic append. Only the key that placed it, or an admin, may;
+ * to anyone else the order does not exist. `If-Match`/`expectedVersion` work as on pets.
+ */
+export function completeOrderCommand(deps: OrderStreamDependencies) {
+  return (orderId: number | bigint, context: RequestContext, options: ChangeOptions = {}) =>
+    closeOrder(deps, validateOrderId(orderId), context, options, (order, id, pet, now) =>
+      decideCompleteOrder(order, id, pet, now),
+    );
+}
+
+export function cancelOrderCommand(deps: OrderStreamDependencies) {
+  return (
+    orderId: number | bigint,
+    context: RequestContext,
+    options: ChangeOptions & { readonly reason?: string } = {},
+  ) => {
+    const reason = validateCancelReason(options.reason);
+    return closeOrder(deps, validateOrderId(orderId), context, options, (order, id, pet, now) =>
+      decideCancelOrder(order, id, pet, reason, now),
+    );
+  };
+}
+
+type Decide = (
+  order: Parameters<typeof decideCompleteOrder>[0],
+  id: number,
+  pet: Parameters<typeof decideCompleteOrder>[2],
+  now: Date,
+) => ReturnType<typeof decideCompleteOrder> | ReturnType<typeof decideCancelOrder>;
+
+async function closeOrder(
+  deps: OrderStreamDependencies,
+  id: number,
+  context: RequestContext,
+  options: ChangeOptions,
+  decide: Decide,
+): Promise<CloseOrderResult> {
+  const expected = options.expectedVersions;
+  let fromStore = false;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const { order, version } = await loadOrder(deps, id, fromStore);
+    const visible = visibleOrder(order, id, context);
+    const stale = visible === undefined || (expected !== undefined && !expected.includes(version!));
+    if (stale && !fromStore) {
+      fromStore = true; // this process's read model may be behind another process's write
+      continue;
+    }
+    if (visible === undefined) throw orderNotFound(id);
+    if (expected !== undefined && !expected.includes(version!))
+      throw preconditionFailed(id, expected, version!);
+    const pet = fromStore
+      ? await fromStream(deps, visible.petId)
+      : fromReadModel({ readModel: deps.pets }, visible.petId);
+    const decision = decide(visible, id, pet.state, deps.clock.now());
+    try {
+      return await appendOrderDecision(
+        deps,
+        context,
+        {
+          order: decision.order,
+          orderRevision: BigInt(version!),
+          pet: decision.pet,
+          petRevision: BigInt(pet.version!),
+        },
+        visible,
+      );
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (expected !== undefined && error.streamName === orderStreamName(id)) {
+        throw preconditionFailed(id, expected, Number(error.actual));
+      }
+      fromStore = true; // the order or its pet changed meanwhile: decide again on them as they are
+    }
+  }
+  throw new Error(`Order ${id} kept changing under ${MAX_ATTEMPTS} attempts to close it.`);
+}
+
+export function validateOrderId(id: number | bigint): number {
+  const wide = typeof id === 'bigint' ? id : Number.isInteger(id) ? BigInt(id) : undefined;
+  if (wide === undefined || wide < 1n || wide > 2n ** 63n - 1n) {
+    throw new ValidationError(`orderId must be an integer from 1 to ${2n ** 63n - 1n}.`, 'orderId');
+  }
+  if (wide > BigInt(Number.MAX_SAFE_INTEGER)) throw new NotFoundError(`No order has the id ${wide}.`);
+  return Number(wide);
+}
+
+function preconditionFailed(
+  id: number,
+  expected: readonly number[],
+  current: number,
+): PreconditionFailedError {
+  return new PreconditionFailedError(`Order ${id}`, expected, current);
+}

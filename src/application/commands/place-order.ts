@@ -1,0 +1,102 @@
+import { requestHash } from '../../domain/idempotency.ts';
+import {
+  decidePlaceOrder,
+  evolveOrder,
+  type NewOrder,
+  type OrderEvent,
+  orderStreamName,
+  validateNewOrder,
+  type VersionedOrder,
+} from '../../domain/orders.ts';
+import type { RequestContext } from '../../shared/context.ts';
+import { createIdempotently, type IdempotencyDependencies } from '../idempotent.ts';
+import { WrongExpectedRevisionError } from '../ports/event-store.ts';
+import { appendOrderDecision, type OrderStreamDependencies } from './order-stream.ts';
+import { fromReadModel, fromStream } from './pet-stream.ts';
+
+export type PlaceOrderDependencies = OrderStreamDependencies &
+  IdempotencyDependencies & { readonly nextOrderId: () => Promise<number> };
+
+export type PlaceOrderResult = {
+  readonly order: VersionedOrder;
+  /** True when the order was placed by an earlier request with the same idempotency key. */
+  readonly replayed: boolean;
+  /** Store position of the append; undefined for a replay. */
+  readonly position?: bigint;
+};
+
+const MAX_ATTEMPTS = 10;
+
+/**
+ * Places an order for an available pet: `OrderPlaced` on the order's stream and the pet's change to
+ * pending on the pet's, in one atomic append. Of two clients ordering one pet at the same moment,
+ * the store lets one append through; the other finds the pet pending: 409 pet_not_available.
+ */
+export function placeOrderCommand(deps: PlaceOrderDependencies) {
+  return async function placeOrder(
+    input: unknown,
+    context: RequestContext,
+    options: { readonly idempotencyKey?: string } = {},
+  ): Promise<PlaceOrderResult> {
+    const order = validateNewOrder(input);
+    if (options.idempotencyKey === undefined) {
+      return { ...(await place(deps, await deps.nextOrderId(), order, context)), replayed: false };
+    }
+    const { result, replayed } = await createIdempotently(deps, context, options.idempotencyKey, {
+      field: 'orderId',
+      requestHash: requestHash({ operation: 'placeOrder', ...order }),
+      nextId: deps.nextOrderId,
+      ensureCreated: (id) => ensurePlaced(deps, id, order, context),
+    });
+    return { ...result, replayed };
+  };
+}
+
+async function place(
+  deps: PlaceOrderDependencies,
+  orderId: number,
+  order: NewOrder,
+  context: RequestContext,
+): Promise<{ order: VersionedOrder; position: bigint }> {
+  let fromStore = false;
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const pet = fromStore
+      ? await fromStream(deps, order.petId)
+      : fromReadModel({ readModel: deps.pets }, order.petId);
+    if (!fromStore && (pet.state?.kind !== 'live' || pet.state.pet.status !== 'available')) {
+      fromStore = true; // before a 404 or 409, make sure this process's read model is not behind
+      continue;
+    }
+    const decision = decidePlaceOrder(order, orderId, pet.state, context.apiKeyId, deps.clock.now());
+    try {
+      return await appendOrderDecision(
+        deps,
+        context,
+        {
+          order: decision.order,
+          orderRevision: 'no_stream',
+          pet: decision.pet,
+          petRevision: BigInt(pet.version!),
+        },
+        undefined,
+      );
+    } catch (error) {
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      fromStore = true; // the pet changed meanwhile (another order came first): decide again
+    }
+  }
+  throw new Error(`Pet ${order.petId} kept changing under ${MAX_ATTEMPTS} attempts to order it.`);
+}
+
+/** The order a claim promised, as it was placed; placed now if the claiming request died first. */
+async function ensurePlaced(
+  deps: PlaceOrderDependencies,
+  id: number,
+  order: NewOrder,
+  context: RequestContext,
+): Promise<{ order: VersionedOrder; position?: bigint }> {
+  const [placed] = await deps.store.readStream(orderStreamName(id), { maxCount: 1 });
+  if (placed !== undefined)
+    return { order: { ...evolveOrder(undefined, placed as unknown as OrderEvent)!, version: 0 } };
+  return place(deps, id, order, context);
+}
