@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Application } from '../../application/index.ts';
 import type { VersionedPet } from '../../domain/pets.ts';
 import { allowOnly } from '../four-oh-four.ts';
