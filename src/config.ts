@@ -66,6 +66,9 @@ const schema = z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
       .optional(),
+    /** Requests without a valid key, per client address: stricter than any plan by default. */
+    ANONYMOUS_PER_MINUTE: positiveInt.default(20),
+    ANONYMOUS_PER_DAY: positiveInt.default(200),
     /** Seconds a key stays banned after it keeps sending past its limit. */
     RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
     /** The proxies in front, whose X-Forwarded-For is trusted (for per-address limits). */
@@ -89,6 +92,13 @@ const schema = z
     GRAPHQL_GRAPHIQL: booleanFlag.optional(),
   })
   .superRefine((env, context) => {
+    if (env.ANONYMOUS_PER_MINUTE > env.ANONYMOUS_PER_DAY) {
+      context.addIssue({
+        code: 'custom',
+        path: ['ANONYMOUS_PER_MINUTE'],
+        message: 'must not exceed ANONYMOUS_PER_DAY',
+      });
+    }
     if (env.KAFKA_FORWARDER && env.KAFKA_BROKERS === undefined) {
       context.addIssue({
         code: 'custom',
@@ -111,6 +121,8 @@ export type Config = Readonly<{
   snapshotEveryEvents: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
+  /** Per client address, for requests without a valid key and for the public routes. */
+  anonymousLimits: Readonly<{ perMinute: number; perDay: number }>;
   /** Addresses and CIDR ranges of trusted proxies; false: none. */
   trustProxy: false | readonly string[];
   kafka: Readonly<{
@@ -158,6 +170,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     snapshotEveryEvents: e.SNAPSHOT_EVERY_EVENTS,
     redisUrl: e.REDIS_URL,
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
+    anonymousLimits: Object.freeze({ perMinute: e.ANONYMOUS_PER_MINUTE, perDay: e.ANONYMOUS_PER_DAY }),
     trustProxy: e.TRUST_PROXY,
     kafka: Object.freeze({
       brokers: Object.freeze(

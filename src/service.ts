@@ -52,6 +52,7 @@ type ServiceConfig = Pick<
   | 'snapshotEveryEvents'
   | 'redisUrl'
   | 'rateLimitBanSeconds'
+  | 'anonymousLimits'
   | 'failpoint'
 >;
 
@@ -86,6 +87,7 @@ export async function startService(
     counters,
     clock,
     banSeconds: config.rateLimitBanSeconds,
+    anonymousLimits: config.anonymousLimits,
     logger,
   });
   await readModels.start();

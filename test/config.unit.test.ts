@@ -70,6 +70,27 @@ describe('loadConfig', () => {
     },
   );
 
+  it('limits requests without a key to 20 a minute and 200 a day per address unless told otherwise', () => {
+    expect(loadConfig({}).anonymousLimits).toEqual({ perMinute: 20, perDay: 200 });
+    expect(loadConfig({ ANONYMOUS_PER_MINUTE: '50', ANONYMOUS_PER_DAY: '500' }).anonymousLimits).toEqual({
+      perMinute: 50,
+      perDay: 500,
+    });
+  });
+
+  it('refuses an anonymous per-minute limit above the per-day one', () => {
+    expect(() => loadConfig({ ANONYMOUS_PER_MINUTE: '500', ANONYMOUS_PER_DAY: '50' })).toThrow(
+      'ANONYMOUS_PER_MINUTE="500": must not exceed ANONYMOUS_PER_DAY',
+    );
+  });
+
+  it('honours a failpoint only in tests', () => {
+    expect(loadConfig({ PETSTORE_FAILPOINT: 'kill-between-streams' }).failpoint).toBeUndefined();
+    expect(loadConfig({ NODE_ENV: 'test', PETSTORE_FAILPOINT: 'kill-between-streams' }).failpoint).toBe(
+      'kill-between-streams',
+    );
+  });
+
   it('freezes the result', () => {
     expect(Object.isFrozen(loadConfig({}))).toBe(true);
   });

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { ApiKey } from '../domain/api-keys.ts';
+import type { Limits } from '../domain/plans.ts';
 import { REJECTED_REQUESTS_BEFORE_BAN } from '../domain/rate-decision.ts';
 import type { Clock } from '../shared/context.ts';
 import { banApiKey } from './commands/api-keys.ts';
@@ -25,6 +26,8 @@ export type AuthDependencies = {
   readonly counters: CounterStore;
   readonly clock: Clock;
   readonly banSeconds: number;
+  /** Per client address, for requests without a valid key; the default otherwise (ANONYMOUS_LIMITS). */
+  readonly anonymousLimits?: Limits;
   readonly logger: Logger;
 };
 
@@ -56,5 +59,10 @@ export function createAuth(deps: AuthDependencies): Auth {
     }
   }
 
-  return { keys: new KeyRegistry(deps.keys), limiter: new RateLimiter(deps.counters), clock, banKey };
+  return {
+    keys: new KeyRegistry(deps.keys),
+    limiter: new RateLimiter(deps.counters, deps.anonymousLimits),
+    clock,
+    banKey,
+  };
 }

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../shared/context.ts';
+import { mayAccessOrder } from '../domain/orders.ts';
+import type { Clock, RequestContext } from '../shared/context.ts';
 import { createPetCommand } from './commands/create-pet.ts';
 import { removePetCommand } from './commands/remove-pet.ts';
 import { updatePetCommand } from './commands/update-pet.ts';
@@ -79,8 +80,11 @@ export function createApplication(deps: ApplicationDependencies) {
     listOrders: listOrdersQuery(orders),
     getOrder: getOrderQuery(orders),
     inventory: inventoryQuery(pets),
-    /** Calls `listener` with every order placed or changed from now on, in store order. */
-    onOrderChange: (listener: Parameters<OrderReadModel['onChange']>[0]) => orders.onChange(listener),
+    /** Calls `listener` with every order the caller may see as it is placed or changed, in store order. */
+    onOrderChange: (context: RequestContext, listener: Parameters<OrderReadModel['onChange']>[0]) =>
+      orders.onChange((order) => {
+        if (mayAccessOrder(order, context)) listener(order);
+      }),
   };
 }
 

@@ -20,7 +20,11 @@ export class RateLimiter {
   readonly #anonymous: Windows;
   readonly #public: Windows;
 
-  constructor(store: CounterStore) {
+  readonly #anonymousLimits: Limits;
+
+  /** `anonymousLimits`: per client address, for requests without a valid key and for public routes. */
+  constructor(store: CounterStore, anonymousLimits: Limits = ANONYMOUS_LIMITS) {
+    this.#anonymousLimits = anonymousLimits;
     this.#keys = windows(store, 'key');
     this.#anonymous = windows(store, 'anonymous');
     this.#public = windows(store, 'public');
@@ -32,11 +36,11 @@ export class RateLimiter {
   }
 
   limitAnonymous(address: string, nowMs: number): MaybePromise<RateStatus> {
-    return count(this.#anonymous, addressGroup(address), ANONYMOUS_LIMITS, nowMs, 1);
+    return count(this.#anonymous, addressGroup(address), this.#anonymousLimits, nowMs, 1);
   }
 
   limitPublic(address: string, nowMs: number): MaybePromise<RateStatus> {
-    return count(this.#public, addressGroup(address), ANONYMOUS_LIMITS, nowMs, 1);
+    return count(this.#public, addressGroup(address), this.#anonymousLimits, nowMs, 1);
   }
 }
 

@@ -3,13 +3,23 @@ import { expect, it } from 'vitest';
 import type { ApiKey } from '../../src/domain/api-keys.ts';
 import { requestContext } from '../../src/http/request-context.ts';
 
-const request = (apiKey: Partial<ApiKey> | null) => ({ id: 'req-1', apiKey }) as unknown as FastifyRequest;
+const request = (apiKey: Partial<ApiKey> | null) =>
+  ({
+    id: 'req-1',
+    apiKey,
+    hasScope: (scope: string) => apiKey?.scopes?.includes(scope as never) ?? false,
+  }) as unknown as FastifyRequest;
 
 it('names the API key the guard authenticated', () => {
-  expect(requestContext(request({ keyId: 'key_0123456789abcdef' }))).toEqual({
+  expect(requestContext(request({ keyId: 'key_0123456789abcdef', scopes: ['pets:read'] }))).toEqual({
     correlationId: 'req-1',
     apiKeyId: 'key_0123456789abcdef',
+    admin: false,
   });
+});
+
+it('tells an admin key', () => {
+  expect(requestContext(request({ keyId: 'key_0123456789abcdef', scopes: ['admin'] })).admin).toBe(true);
 });
 
 it('names no key on a public route', () => {

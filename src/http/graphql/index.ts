@@ -5,6 +5,7 @@ import './types/errors.ts';
 import './types/pet.ts';
 import './types/new-pet.ts';
 import './types/pet-changes.ts';
+import './types/order.ts';
 
 builder.queryType({});
 builder.mutationType({});

@@ -8,7 +8,7 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { liveStream } from '../live-stream.ts';
-import { petConnection } from '../pet-page.ts';
+import { connection } from '../page.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
 
@@ -61,10 +61,10 @@ builder.queryFields((t) => ({
         application.listPets({
           ...(args.first != null && { limit: args.first }),
           ...(args.status != null && { status: args.status }),
-          ...(args.after != null && { after: decodeCursor(args.after) }),
+          ...(args.after != null && { after: decodeCursor('pet', args.after) }),
         }),
       );
-      return petConnection(page);
+      return connection('pet', page.pets, page.nextAfter !== undefined);
     },
   }),
 }));

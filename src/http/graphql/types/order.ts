@@ -1,0 +1,199 @@
+import {
+  InvalidOrderTransitionError,
+  ORDER_NOTE_MAX_LENGTH,
+  ORDER_STATUSES,
+  PetNotAvailableError,
+  type VersionedOrder,
+} from '../../../domain/orders.ts';
+import { PetRemovedError } from '../../../domain/pets.ts';
+import { NotFoundError, PreconditionFailedError, ValidationError } from '../../../shared/errors.ts';
+import { withArgumentNames } from '../argument-names.ts';
+import { builder } from '../builder.ts';
+import { decodeCursor } from '../cursor.ts';
+import { liveStream } from '../live-stream.ts';
+import { connection } from '../page.ts';
+import { ErrorInterface } from './errors.ts';
+import { Pet } from './pet.ts';
+import { SafeInt } from './safe-int.ts';
+
+/** The store group: REST's /v1/store, field for field, through the same handlers. */
+
+const OrderStatus = builder.enumType('OrderStatus', {
+  description:
+    'placed holds the pet until the order is completed (the pet is sold) or cancelled (it is available again).',
+  values: ORDER_STATUSES,
+});
+
+export const Order = builder.objectRef<VersionedOrder>('Order').implement({
+  description: 'An order for one pet. Only the key that placed it, or an admin key, sees it.',
+  fields: (t) => ({
+    id: t.expose('id', { type: SafeInt }),
+    petId: t.expose('petId', { type: SafeInt }),
+    pet: t.field({
+      type: Pet,
+      nullable: true,
+      description: 'The pet as it is now; null once removed.',
+      authScopes: { scope: 'pets:read' },
+      resolve: (order, _args, { application }) => {
+        try {
+          return application.getPet(order.petId);
+        } catch (error) {
+          if (error instanceof PetRemovedError) return null;
+          throw error;
+        }
+      },
+    }),
+    status: t.field({ type: OrderStatus, resolve: (order) => order.status }),
+    placedAt: t.exposeString('placedAt'),
+    placedBy: t.string({ nullable: true, resolve: (order) => order.placedBy ?? null }),
+    note: t.string({ nullable: true, resolve: (order) => order.note ?? null }),
+    completedAt: t.string({ nullable: true, resolve: (order) => order.completedAt ?? null }),
+    cancelledAt: t.string({ nullable: true, resolve: (order) => order.cancelledAt ?? null }),
+    cancelReason: t.string({ nullable: true, resolve: (order) => order.cancelReason ?? null }),
+    version: t.exposeInt('version', { description: 'The revision of the order’s stream: REST’s ETag.' }),
+  }),
+});
+
+const Inventory = builder
+  .objectRef<{ available: number; pending: number; sold: number }>('Inventory')
+  .implement({
+    description: 'How many pets in the catalogue have each status.',
+    fields: (t) => ({
+      available: t.exposeInt('available'),
+      pending: t.exposeInt('pending'),
+      sold: t.exposeInt('sold'),
+    }),
+  });
+
+for (const [error, name, description] of [
+  [PetNotAvailableError, 'PetNotAvailableError', 'The pet is not available (code pet_not_available).'],
+  [
+    InvalidOrderTransitionError,
+    'InvalidOrderTransitionError',
+    'The order is completed or cancelled already (code invalid_order_transition); nothing changed.',
+  ],
+] as const) {
+  builder.objectType(error, { name, description, interfaces: [ErrorInterface], fields: () => ({}) });
+}
+
+const NewOrder = builder.inputType('NewOrder', {
+  description: 'An order for an available pet.',
+  fields: (t) => ({
+    petId: t.field({ type: SafeInt, required: true }),
+    note: t.string({ description: `At most ${ORDER_NOTE_MAX_LENGTH} characters.` }),
+  }),
+});
+
+const OrderConnection = builder.connectionObject(
+  { type: Order, name: 'OrderConnection' },
+  { name: 'OrderEdge' },
+);
+const ORDER_ARGUMENTS = new Map([
+  ['orderId', 'id'],
+  ['limit', 'first'],
+]);
+const CLOSE_ERRORS = [NotFoundError, InvalidOrderTransitionError, PreconditionFailedError];
+const expected = (version: number | null | undefined) =>
+  version == null ? {} : { expectedVersions: [version] };
+
+builder.queryFields((t) => ({
+  orders: t.field({
+    type: OrderConnection,
+    authScopes: { scope: 'orders:read' },
+    description:
+      'Your orders (every order, for an admin key), in the order they were placed: REST’s list rules.',
+    args: { first: t.arg.int(), after: t.arg.string(), status: t.arg({ type: OrderStatus }) },
+    resolve: (_root, args, { application, requestContext }) => {
+      const page = withArgumentNames(ORDER_ARGUMENTS, () =>
+        application.listOrders(
+          {
+            ...(args.first != null && { limit: args.first }),
+            ...(args.status != null && { status: args.status }),
+            ...(args.after != null && { after: decodeCursor('order', args.after) }),
+          },
+          requestContext,
+        ),
+      );
+      return connection('order', page.orders, page.nextAfter !== undefined);
+    },
+  }),
+  order: t.field({
+    type: Order,
+    nullable: true,
+    authScopes: { scope: 'orders:read' },
+    description: 'One of your orders. Another key’s order is null with not_found, as an unknown id is.',
+    args: { id: t.arg({ type: SafeInt, required: true }) },
+    resolve: (_root, args, { application, requestContext }) =>
+      withArgumentNames(ORDER_ARGUMENTS, () => application.getOrder(args.id, requestContext)),
+  }),
+  inventory: t.field({
+    type: Inventory,
+    authScopes: { scope: 'pets:read' },
+    description: 'How many pets are available, pending and sold: exact after every write you made.',
+    resolve: (_root, _args, { application }) => application.inventory(),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  placeOrder: t.field({
+    type: Order,
+    authScopes: { scope: 'orders:write' },
+    description: 'Orders an available pet: the order is placed and the pet pending, together or not at all.',
+    errors: {
+      types: [ValidationError, NotFoundError, PetRemovedError, PetNotAvailableError],
+      union: { name: 'PlaceOrderResult' },
+    },
+    args: { input: t.arg({ type: NewOrder, required: true }) },
+    resolve: async (_root, { input }, { application, requestContext }) => {
+      const order = { petId: input.petId, ...(input.note != null && { note: input.note }) };
+      return (await application.placeOrder(order, requestContext)).order;
+    },
+  }),
+  completeOrder: t.field({
+    type: Order,
+    authScopes: { scope: 'orders:write' },
+    description: 'Completes a placed order: the pet is sold.',
+    errors: { types: CLOSE_ERRORS, union: { name: 'CompleteOrderResult' } },
+    args: { id: t.arg({ type: SafeInt, required: true }), expectedVersion: t.arg.int() },
+    resolve: async (_root, { id, expectedVersion }, { application, requestContext }) =>
+      (
+        await withArgumentNames(ORDER_ARGUMENTS, () =>
+          application.completeOrder(id, requestContext, expected(expectedVersion)),
+        )
+      ).order,
+  }),
+  cancelOrder: t.field({
+    type: Order,
+    authScopes: { scope: 'orders:write' },
+    description: 'Cancels a placed order: the pet is available again.',
+    errors: { types: [ValidationError, ...CLOSE_ERRORS], union: { name: 'CancelOrderResult' } },
+    args: {
+      id: t.arg({ type: SafeInt, required: true }),
+      expectedVersion: t.arg.int(),
+      reason: t.arg.string({
+        description: `Why, for the audit trail: at most ${ORDER_NOTE_MAX_LENGTH} characters.`,
+      }),
+    },
+    resolve: async (_root, { id, expectedVersion, reason }, { application, requestContext }) =>
+      (
+        await withArgumentNames(ORDER_ARGUMENTS, () =>
+          application.cancelOrder(id, requestContext, {
+            ...expected(expectedVersion),
+            ...(reason != null && { reason }),
+          }),
+        )
+      ).order,
+  }),
+}));
+
+builder.subscriptionFields((t) => ({
+  orderChanged: t.field({
+    type: Order,
+    authScopes: { scope: 'orders:read' },
+    description:
+      'Your orders (every order, for an admin key) as they are placed, completed or cancelled, in store order.',
+    subscribe: (_root, _args, { application, closing, requestContext }) =>
+      liveStream<VersionedOrder>((emit) => application.onOrderChange(requestContext, emit), closing),
+    resolve: (order) => order,
+  }),
+}));
