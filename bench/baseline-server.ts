@@ -15,6 +15,8 @@ export type BaselineBodies = {
   readonly pet: string;
   readonly created: string;
   readonly renamed: string;
+  readonly ordered: string;
+  readonly cancelled: string;
   readonly graphql: string;
 };
 
@@ -31,6 +33,10 @@ app.get('/v1/pets/:petId', async (_request, reply) => reply.type(JSON_TYPE).send
 // The body is parsed like the service parses it, then the stored answer is sent.
 app.post('/v1/pets', async (_request, reply) => reply.code(201).type(JSON_TYPE).send(bodies.created));
 app.patch('/v1/pets/:petId', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.renamed));
+app.post('/v1/store/orders', async (_request, reply) => reply.code(201).type(JSON_TYPE).send(bodies.ordered));
+app.post('/v1/store/orders/:orderId/cancel', async (_request, reply) =>
+  reply.type(JSON_TYPE).send(bodies.cancelled),
+);
 app.post('/graphql', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.graphql));
 
 const url = await app.listen({ port: 0, host: '127.0.0.1' });

@@ -138,8 +138,20 @@ async function captureBodies(
     headers: { authorization, 'content-type': 'application/json' },
     body: RENAME_BODY,
   });
+  const ordered = await send(url, '/v1/store/orders', {
+    method: 'POST',
+    headers: { authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ petId: 3 }),
+  });
+  const orderId = (JSON.parse(ordered) as { id: number }).id;
+  const cancelled = await send(url, `/v1/store/orders/${orderId}/cancel`, {
+    method: 'POST',
+    headers: { authorization },
+  });
   return {
     renamed,
+    ordered,
+    cancelled,
     list20: await get('/v1/pets?limit=20'),
     listAvailable100: await get('/v1/pets?status=available&limit=100'),
     pet: await get('/v1/pets/1'),

@@ -39,6 +39,7 @@ describe('npm run bench -- --quick', () => {
         'GET /v1/pets/{id}',
         'POST /v1/pets (durable)',
         'PATCH /v1/pets/{id} (durable)',
+        'POST /v1/store/orders, then cancel (durable)',
         'mixed 90% read / 10% write',
         'GraphQL pets(first: 20)',
       ];
