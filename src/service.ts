@@ -80,7 +80,7 @@ export async function startService(
       ? undefined
       : connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
-  const application = createApplication({ store, pets, orders, clock, logger, config });
+  const application = createApplication({ store, pets, orders, keys, clock, logger, config });
   const auth = createAuth({
     store,
     keys,

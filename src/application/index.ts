@@ -7,10 +7,11 @@ import { updatePetCommand } from './commands/update-pet.ts';
 import { ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
 import { IdAllocator } from './id-allocator.ts';
 import type { EventStore } from './ports/event-store.ts';
-import type { OrderReadModel, PetReadModel } from './ports/read-models.ts';
+import type { ApiKeyReadModel, OrderReadModel, PetReadModel } from './ports/read-models.ts';
 import { cancelOrderCommand, completeOrderCommand } from './commands/close-order.ts';
 import { placeOrderCommand } from './commands/place-order.ts';
 import { getOrderQuery, inventoryQuery, listOrdersQuery } from './queries/orders.ts';
+import { historyQueries } from './queries/history.ts';
 import { getPetQuery } from './queries/get-pet.ts';
 import { listPetsQuery } from './queries/list-pets.ts';
 
@@ -22,6 +23,7 @@ export type { PetChange } from './ports/read-models.ts';
 export type { ListPetsQuery, PetsPage } from './queries/list-pets.ts';
 export type { ListOrdersQuery, OrdersPage } from './queries/orders.ts';
 export type { PlaceOrderResult } from './commands/place-order.ts';
+export type { HistoryEntry, HistoryPage, HistoryQuery } from './queries/history.ts';
 
 /**
  * The one application layer: commands and queries that REST and GraphQL both call. Adapters
@@ -33,6 +35,7 @@ export type ApplicationDependencies = {
   readonly store: EventStore;
   readonly pets: PetReadModel;
   readonly orders: OrderReadModel;
+  readonly keys: ApiKeyReadModel;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: {
@@ -80,6 +83,7 @@ export function createApplication(deps: ApplicationDependencies) {
     listOrders: listOrdersQuery(orders),
     getOrder: getOrderQuery(orders),
     inventory: inventoryQuery(pets),
+    ...historyQueries({ store, keys: deps.keys }),
     /** Calls `listener` with every order the caller may see as it is placed or changed, in store order. */
     onOrderChange: (context: RequestContext, listener: Parameters<OrderReadModel['onChange']>[0]) =>
       orders.onChange((order) => {

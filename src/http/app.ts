@@ -11,6 +11,7 @@ import type { Guard } from './guard.ts';
 import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
 import { storeRoutes } from './rest/store.ts';
+import { historyRoutes } from './rest/history.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { refuseWhileShuttingDown } from './shutting-down.ts';
 
@@ -65,6 +66,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.get('/health', { config: { probe: true } }, async () => ({ status: 'ok' }));
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
   await app.register(storeRoutes, { prefix: '/v1', application: deps.application });
+  await app.register(historyRoutes, { prefix: '/v1', application: deps.application });
   await app.register(graphqlRoutes, { application: deps.application, config: deps.config.graphql });
   return app;
 }

@@ -8,7 +8,15 @@ import document from '../../schema/openapi.json' with { type: 'json' };
  */
 export const openApiDocument = document;
 
-const { PetStatus, Pet, Order, OrderStatus, Inventory, Error: ErrorSchema } = document.components.schemas;
+const {
+  PetStatus,
+  Pet,
+  Order,
+  OrderStatus,
+  Inventory,
+  HistoryEntry,
+  Error: ErrorSchema,
+} = document.components.schemas;
 
 /** The Pet schema with its `$ref` resolved, for fast-json-stringify. */
 export const petResponseSchema = {
@@ -25,6 +33,7 @@ export const orderResponseSchema = {
 };
 export const ordersResponseSchema = { type: 'array', items: orderResponseSchema } as const;
 export const inventoryResponseSchema = Inventory;
+export const historyResponseSchema = { type: 'array', items: HistoryEntry } as const;
 
 export async function openApiRoute(app: FastifyInstance): Promise<void> {
   const body = JSON.stringify(document);

@@ -26,7 +26,10 @@ export type GraphQLContext = {
  */
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
-  Scalars: { SafeInt: { Input: number; Output: number } };
+  Scalars: {
+    SafeInt: { Input: number; Output: number };
+    JSONObject: { Input: never; Output: Readonly<Record<string, unknown>> };
+  };
   AuthScopes: { scope: Scope };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;

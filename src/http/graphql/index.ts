@@ -6,6 +6,7 @@ import './types/pet.ts';
 import './types/new-pet.ts';
 import './types/pet-changes.ts';
 import './types/order.ts';
+import './types/history.ts';
 
 builder.queryType({});
 builder.mutationType({});

@@ -1,31 +1,34 @@
 import { encodeCursor } from './cursor.ts';
 
 /**
- * A page of items (pets, orders) as a connection's fields read it. Cursors are encoded only when a
- * client selects them (most list queries ask for nodes alone), and once: graphql-jit reads a field
- * more than once.
+ * A page of items (pets, orders, events) as a connection's fields read it. Cursors are encoded only
+ * when a client selects them (most list queries ask for nodes alone), and once: graphql-jit reads
+ * a field more than once. `keyOf` gives the number a cursor carries: an id, or a revision.
  */
-export function connection<T extends { readonly id: number }>(
+export function connection<T>(
   kind: string,
   items: readonly T[],
   hasNextPage: boolean,
+  keyOf: (item: T) => number = (item) => (item as { readonly id: number }).id,
 ) {
-  const edges = items.map((item) => new Edge(kind, item));
+  const edges = items.map((item) => new Edge(kind, item, keyOf));
   return { edges, pageInfo: new PageInfo(edges, hasNextPage) };
 }
 
-class Edge<T extends { readonly id: number }> {
+class Edge<T> {
   readonly node: T;
   readonly #kind: string;
+  readonly #keyOf: (item: T) => number;
   #cursor: string | undefined;
 
-  constructor(kind: string, node: T) {
+  constructor(kind: string, node: T, keyOf: (item: T) => number) {
     this.#kind = kind;
     this.node = node;
+    this.#keyOf = keyOf;
   }
 
   get cursor(): string {
-    return (this.#cursor ??= encodeCursor(this.#kind, this.node.id));
+    return (this.#cursor ??= encodeCursor(this.#kind, this.#keyOf(this.node)));
   }
 }
 
@@ -33,9 +36,9 @@ class PageInfo {
   readonly hasNextPage: boolean;
   /** Only forward paging is offered. */
   readonly hasPreviousPage = false;
-  readonly #edges: readonly Edge<{ readonly id: number }>[];
+  readonly #edges: readonly { readonly cursor: string }[];
 
-  constructor(edges: readonly Edge<{ readonly id: number }>[], hasNextPage: boolean) {
+  constructor(edges: readonly { readonly cursor: string }[], hasNextPage: boolean) {
     this.#edges = edges;
     this.hasNextPage = hasNextPage;
   }

@@ -1,0 +1,80 @@
+import type { HistoryEntry, HistoryPage } from '../../../application/index.ts';
+import { withArgumentNames } from '../argument-names.ts';
+import { builder } from '../builder.ts';
+import { decodeCursor } from '../cursor.ts';
+import { connection } from '../page.ts';
+import { Order } from './order.ts';
+import { Pet } from './pet.ts';
+
+/** Pet.history and Order.history: REST's history routes, with the same data and the same scope. */
+
+const JSONObject = builder.scalarType('JSONObject', {
+  description: 'A JSON object, as the event recorded it.',
+  serialize: (value) => value,
+  parseValue: () => {
+    throw new TypeError('JSONObject is an output type only.');
+  },
+});
+
+const Actor = builder.objectRef<{ keyId: string; name: string }>('Actor').implement({
+  description: 'The API key that acted: its id and name, never a secret.',
+  fields: (t) => ({ keyId: t.exposeString('keyId'), name: t.exposeString('name') }),
+});
+
+const HistoryEvent = builder.objectRef<HistoryEntry>('HistoryEvent').implement({
+  description: 'One event of a pet’s or an order’s stream.',
+  fields: (t) => ({
+    position: t.exposeString('position', {
+      description: 'The event’s position in the store (a decimal string).',
+    }),
+    revision: t.exposeInt('revision', { description: 'The version it made.' }),
+    type: t.exposeString('type'),
+    time: t.exposeString('time', { description: 'RFC 3339.' }),
+    actor: t.field({ type: Actor, nullable: true, resolve: (event) => event.actor }),
+    requestId: t.exposeString('requestId'),
+    data: t.field({ type: JSONObject, resolve: (event) => event.data }),
+  }),
+});
+
+const HistoryConnection = builder.connectionObject(
+  { type: HistoryEvent, name: 'HistoryConnection' },
+  { name: 'HistoryEdge' },
+);
+const ARGUMENTS = new Map([['limit', 'first']]);
+
+function historyConnection(page: HistoryPage) {
+  return connection('history', page.events, page.nextAfter !== undefined, (event) => event.revision);
+}
+
+function paging(args: { first?: number | null; after?: string | null }) {
+  return {
+    ...(args.first != null && { limit: args.first }),
+    ...(args.after != null && { after: decodeCursor('history', args.after) }),
+  };
+}
+
+builder.objectField(Pet, 'history', (t) =>
+  t.field({
+    type: HistoryConnection,
+    authScopes: { scope: 'audit:read' },
+    description: 'Who changed this pet, when, and from what: every event of its stream, oldest first.',
+    args: { first: t.arg.int(), after: t.arg.string() },
+    resolve: async (pet, args, { application }) =>
+      historyConnection(
+        await withArgumentNames(ARGUMENTS, () => application.petHistory(pet.id, paging(args))),
+      ),
+  }),
+);
+
+builder.objectField(Order, 'history', (t) =>
+  t.field({
+    type: HistoryConnection,
+    authScopes: { scope: 'audit:read' },
+    description: 'Every event of this order’s stream, oldest first.',
+    args: { first: t.arg.int(), after: t.arg.string() },
+    resolve: async (order, args, { application }) =>
+      historyConnection(
+        await withArgumentNames(ARGUMENTS, () => application.orderHistory(order.id, paging(args))),
+      ),
+  }),
+);

@@ -1,0 +1,42 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { Application, HistoryPage } from '../../application/index.ts';
+import { allowOnly } from '../four-oh-four.ts';
+import { historyResponseSchema } from '../openapi.ts';
+import { idParam, integerParam, nextPageLink } from './params.ts';
+
+const AUDIT = { scope: 'audit:read' } as const;
+
+/** REST history of one pet or one order: every event of its stream, oldest first, paged. */
+export async function historyRoutes(
+  app: FastifyInstance,
+  options: { application: Application },
+): Promise<void> {
+  const { application } = options;
+  const schema = { response: { 200: historyResponseSchema } };
+
+  app.get('/pets/:petId/history', { config: AUDIT, schema }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const id = idParam(request, 'petId');
+    const page = await application.petHistory(id, paging(query));
+    return sendPage(reply, page, `/v1/pets/${id}/history`, query);
+  });
+
+  app.get('/store/orders/:orderId/history', { config: AUDIT, schema }, async (request, reply) => {
+    const query = request.query as Record<string, unknown>;
+    const id = idParam(request, 'orderId');
+    const page = await application.orderHistory(id, paging(query));
+    return sendPage(reply, page, `/v1/store/orders/${id}/history`, query);
+  });
+
+  allowOnly(app, '/pets/:petId/history', ['GET', 'HEAD']);
+  allowOnly(app, '/store/orders/:orderId/history', ['GET', 'HEAD']);
+}
+
+function paging(query: Record<string, unknown>) {
+  return { limit: integerParam(query, 'limit'), after: integerParam(query, 'after') };
+}
+
+function sendPage(reply: FastifyReply, page: HistoryPage, path: string, query: Record<string, unknown>) {
+  if (page.nextAfter !== undefined) reply.header('Link', nextPageLink(path, query, page.nextAfter));
+  return reply.send(page.events);
+}

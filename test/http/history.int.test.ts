@@ -1,0 +1,169 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
+import { openApiMismatches } from '../support/openapi.ts';
+
+/** "Who changed this pet, when, from what?": histories, REST and GraphQL, for auditors. */
+
+const START = Date.UTC(2030, 0, 15, 10, 0, 5);
+let service: GuardedApp;
+let shop: { secret: string; keyId: string };
+let auditor: string;
+beforeAll(async () => {
+  service = await startGuardedApp({ clock: controlledClock(START) });
+  const limits = { plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 } as const;
+  shop = await service.issueKey({ ...limits, name: 'shop' });
+  auditor = (await service.issueKey({ ...limits, name: 'auditor', scopes: ['audit:read', 'pets:read'] }))
+    .secret;
+});
+afterAll(() => service.close());
+
+function send(
+  secret: string,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  body?: unknown,
+  requestId?: string,
+) {
+  return service.app.inject({
+    method,
+    url,
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+async function petWithAPast(): Promise<number> {
+  const id = (
+    await send(
+      shop.secret,
+      'POST',
+      '/v1/pets',
+      { name: 'Rex', categoryId: 1, status: 'available' },
+      'req-create',
+    )
+  ).json().id as number;
+  await send(shop.secret, 'PATCH', `/v1/pets/${id}`, { name: 'Max', status: 'pending' }, 'req-change');
+  await send(shop.secret, 'DELETE', `/v1/pets/${id}?reason=adopted`, undefined, 'req-remove');
+  return id;
+}
+
+describe('GET /v1/pets/{petId}/history', () => {
+  it('answers every event oldest first: position, revision, type, time, who, which request, and the data', async () => {
+    const id = await petWithAPast();
+    const response = await send(auditor, 'GET', `/v1/pets/${id}/history`);
+    const actor = { keyId: shop.keyId, name: 'shop' };
+    const time = new Date(START).toISOString();
+    expect(response.json()).toEqual([
+      {
+        position: expect.stringMatching(/^\d+$/),
+        revision: 0,
+        type: 'PetCreated',
+        time,
+        actor,
+        requestId: 'req-create',
+        data: { id, name: 'Rex', categoryId: 1, status: 'available' },
+      },
+      {
+        position: expect.stringMatching(/^\d+$/),
+        revision: 1,
+        type: 'PetRenamed',
+        time,
+        actor,
+        requestId: 'req-change',
+        data: { id, name: 'Max', previousName: 'Rex' },
+      },
+      {
+        position: expect.stringMatching(/^\d+$/),
+        revision: 2,
+        type: 'PetStatusChanged',
+        time,
+        actor,
+        requestId: 'req-change',
+        data: { id, status: 'pending', previousStatus: 'available' },
+      },
+      {
+        position: expect.stringMatching(/^\d+$/),
+        revision: 3,
+        type: 'PetRemoved',
+        time,
+        actor,
+        requestId: 'req-remove',
+        data: { id, reason: 'adopted' },
+      },
+    ]);
+    const positions = (response.json() as { position: string }[]).map((event) => BigInt(event.position));
+    expect(positions).toEqual([...positions].sort((a, b) => (a < b ? -1 : 1)));
+    expect(openApiMismatches('GET', '/pets/{petId}/history', response)).toEqual([]);
+  });
+
+  it('pages with limit and the Link header, like the lists', async () => {
+    const id = await petWithAPast();
+    const first = await send(auditor, 'GET', `/v1/pets/${id}/history?limit=3`);
+    expect((first.json() as unknown[]).length).toBe(3);
+    expect(first.headers.link).toBe(`</v1/pets/${id}/history?limit=3&after=2>; rel="next"`);
+    const rest = await send(auditor, 'GET', `/v1/pets/${id}/history?limit=3&after=2`);
+    expect((rest.json() as { type: string }[]).map((event) => event.type)).toEqual(['PetRemoved']);
+    expect(rest.headers.link).toBeUndefined();
+  });
+
+  it('answers 404 not_found for a pet that never existed', async () => {
+    expect((await send(auditor, 'GET', '/v1/pets/987654321/history')).json().code).toBe('not_found');
+  });
+
+  it('answers a key without audit:read with 403 insufficient_scope', async () => {
+    const id = await petWithAPast();
+    const response = await send(shop.secret, 'GET', `/v1/pets/${id}/history`);
+    expect([response.statusCode, response.headers['www-authenticate']]).toEqual([
+      403,
+      'Bearer realm="petstore", error="insufficient_scope", scope="audit:read"',
+    ]);
+  });
+});
+
+describe('GET /v1/store/orders/{orderId}/history', () => {
+  it('answers an order’s events to an auditor, whichever key placed it', async () => {
+    const petId = (
+      await send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+    ).json().id;
+    const order = (await send(shop.secret, 'POST', '/v1/store/orders', { petId })).json();
+    await send(shop.secret, 'POST', `/v1/store/orders/${order.id}/complete`);
+    const history = (await send(auditor, 'GET', `/v1/store/orders/${order.id}/history`)).json() as {
+      type: string;
+    }[];
+    expect(history.map((event) => event.type)).toEqual(['OrderPlaced', 'OrderCompleted']);
+  });
+});
+
+describe('Pet.history in GraphQL', () => {
+  it('answers the same events as REST, as a connection', async () => {
+    const id = (await send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).json().id;
+    await send(shop.secret, 'PATCH', `/v1/pets/${id}`, { categoryId: 5 });
+    const response = await send(auditor, 'POST', '/graphql', {
+      query:
+        'query($id: SafeInt!) { pet(id: $id) { history(first: 10) { edges { node { revision type actor { name } data } } } } }',
+      variables: { id },
+    });
+    expect(response.json().data.pet.history.edges.map((edge: { node: unknown }) => edge.node)).toEqual([
+      { revision: 0, type: 'PetCreated', actor: { name: 'shop' }, data: { id, name: 'Rex', categoryId: 1 } },
+      {
+        revision: 1,
+        type: 'PetRecategorised',
+        actor: { name: 'shop' },
+        data: { id, categoryId: 5, previousCategoryId: 1 },
+      },
+    ]);
+  });
+
+  it('refuses the field to a key without audit:read', async () => {
+    const id = (await send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).json().id;
+    const response = await send(shop.secret, 'POST', '/graphql', {
+      query: 'query($id: SafeInt!) { pet(id: $id) { id history { edges { cursor } } } }',
+      variables: { id },
+    });
+    expect(response.json().errors[0].extensions).toEqual({ code: 'insufficient_scope' });
+  });
+});
