@@ -25,7 +25,10 @@ beforeAll(async () => {
   // Schemathesis sends many requests without a key (to check that each is refused): more than the
   // per-address default allows in a minute, which would turn its 401s into 429s.
   const env = { PETSTORE_DATA_DIR: temp.dir, ANONYMOUS_PER_MINUTE: '100000', ANONYMOUS_PER_DAY: '1000000' };
-  key = createApiKey(env);
+  key = createApiKey(env, [
+    ...['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
+    ...['--scopes', 'admin'],
+  ]);
   server = await startServerProcess(env);
 });
 afterAll(async () => {
