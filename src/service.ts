@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import { apiKeysProjection } from '../projections/api-keys.ts';
 import { ordersProjection } from '../projections/orders.ts';
@@ -15,6 +16,7 @@ import { apiKeyReadModel } from './read-models/api-key-read-model.ts';
 import { orderReadModel } from './read-models/order-read-model.ts';
 import { petReadModel } from './read-models/pet-read-model.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
+import { SqliteTemporalIndex } from './read-models/temporal-index.ts';
 import { dataDirSnapshots } from './read-models/snapshot-file.ts';
 import { type Clock, systemClock } from './shared/context.ts';
 
@@ -80,7 +82,8 @@ export async function startService(
       ? undefined
       : connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
-  const application = createApplication({ store, pets, orders, keys, clock, logger, config });
+  const temporal = new SqliteTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, logger);
+  const application = createApplication({ store, pets, orders, keys, temporal, clock, logger, config });
   const auth = createAuth({
     store,
     keys,
@@ -91,6 +94,7 @@ export async function startService(
     logger,
   });
   await readModels.start();
+  temporal.start(); // catches up in the background: only as-of reads wait for it
   await grantLegacyKeysTheirScopes(store, auth, clock);
   return {
     store,
@@ -98,6 +102,7 @@ export async function startService(
     application,
     auth,
     async stop() {
+      await temporal.stop();
       await readModels.stop();
       redis?.disconnect();
       if (options.store === undefined) await store.close();

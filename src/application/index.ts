@@ -7,11 +7,12 @@ import { updatePetCommand } from './commands/update-pet.ts';
 import { ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
 import { IdAllocator } from './id-allocator.ts';
 import type { EventStore } from './ports/event-store.ts';
-import type { ApiKeyReadModel, OrderReadModel, PetReadModel } from './ports/read-models.ts';
+import type { ApiKeyReadModel, OrderReadModel, PetReadModel, TemporalPetIndex } from './ports/read-models.ts';
 import { cancelOrderCommand, completeOrderCommand } from './commands/close-order.ts';
 import { placeOrderCommand } from './commands/place-order.ts';
 import { getOrderQuery, inventoryQuery, listOrdersQuery } from './queries/orders.ts';
 import { historyQueries } from './queries/history.ts';
+import { timeTravelQueries } from './queries/time-travel.ts';
 import { getPetQuery } from './queries/get-pet.ts';
 import { listPetsQuery } from './queries/list-pets.ts';
 
@@ -36,6 +37,7 @@ export type ApplicationDependencies = {
   readonly pets: PetReadModel;
   readonly orders: OrderReadModel;
   readonly keys: ApiKeyReadModel;
+  readonly temporal: TemporalPetIndex;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: {
@@ -84,6 +86,7 @@ export function createApplication(deps: ApplicationDependencies) {
     getOrder: getOrderQuery(orders),
     inventory: inventoryQuery(pets),
     ...historyQueries({ store, keys: deps.keys }),
+    ...timeTravelQueries({ store, index: deps.temporal }),
     /** Calls `listener` with every order the caller may see as it is placed or changed, in store order. */
     onOrderChange: (context: RequestContext, listener: Parameters<OrderReadModel['onChange']>[0]) =>
       orders.onChange((order) => {

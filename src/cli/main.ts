@@ -7,6 +7,10 @@ const commands: Record<
 > = {
   start: { summary: 'run the API server', load: () => import('./start.ts') },
   keys: { summary: 'manage API keys: keys create|list|revoke', load: () => import('./keys.ts') },
+  catalogue: {
+    summary: 'the catalogue as of a time or store position, as JSON lines',
+    load: () => import('./catalogue.ts'),
+  },
   forward: {
     summary: 'forward events to Kafka (one forwarder at a time)',
     load: () => import('./forward.ts'),

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   'invalid_order_transition',
 
   // Audit, replay and consistency (issue 13)
+  'catching_up',
 
   // Operations: health (issue 14)
 
@@ -110,6 +111,15 @@ export class IdempotencyKeyReusedError extends AppError {
       422,
       'This Idempotency-Key was already used with a different request body; use a new key for a new request.',
     );
+  }
+}
+
+/** A read model has not caught up with the store in time for this read: retry shortly. */
+export class CatchingUpError extends AppError {
+  constructor(what: string, retryAfterSeconds: number) {
+    super('catching_up', 503, `${what} is still catching up with the event store; retry shortly.`, {
+      'Retry-After': String(retryAfterSeconds),
+    });
   }
 }
 

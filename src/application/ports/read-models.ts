@@ -54,3 +54,21 @@ export type OrderReadModel = {
   /** Resolves once the read model includes the event at this position. */
   waitFor(position: bigint): Promise<void>;
 };
+
+/** A moment in the store's past: a store position, or a time (each pet as of its last event then). */
+export type AsOf = { readonly position: bigint } | { readonly timeMs: number };
+
+/** Every version of every pet, with the positions and times in which it held (time travel). */
+export type TemporalPetIndex = {
+  /** The pet as it was then; undefined when it did not exist yet, or was removed by then. */
+  petAsOf(id: number, at: AsOf): VersionedPet | undefined;
+  /** The catalogue as it was then, in ascending id order, like the live list. */
+  pageAsOf(query: {
+    readonly at: AsOf;
+    readonly status?: PetStatus;
+    readonly after?: number;
+    readonly limit: number;
+  }): { pets: VersionedPet[]; hasMore: boolean };
+  /** Resolves once the index includes every event up to this position. */
+  waitFor(position: bigint): Promise<void>;
+};

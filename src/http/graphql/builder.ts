@@ -30,7 +30,7 @@ export const builder = new SchemaBuilder<{
     SafeInt: { Input: number; Output: number };
     JSONObject: { Input: never; Output: Readonly<Record<string, unknown>> };
   };
-  AuthScopes: { scope: Scope };
+  AuthScopes: { scope: Scope; allOf: readonly Scope[] };
   DefaultFieldNullability: false;
   DefaultInputFieldRequiredness: false;
 }>({
@@ -46,14 +46,23 @@ export const builder = new SchemaBuilder<{
   errors: { directResult: true },
   scopeAuth: {
     authorizeOnSubscribe: true,
-    authScopes: (context) => ({ scope: (needed: Scope) => context.req.hasScope(needed) }),
-    unauthorizedError: (_parent, _context, _info, result) =>
-      new InsufficientScopeError(scopeOf(result.failure)),
+    authScopes: (context) => ({
+      scope: (needed: Scope) => context.req.hasScope(needed),
+      allOf: (needed: readonly Scope[]) => needed.every((scope) => context.req.hasScope(scope)),
+    }),
+    unauthorizedError: (_parent, context, _info, result) =>
+      new InsufficientScopeError(missingScope(result.failure, context)),
   },
 });
 
-function scopeOf(failure: AuthFailure): string {
-  if (failure.kind === AuthScopeFailureType.AuthScope) return String(failure.parameter);
-  if ('failures' in failure && failure.failures[0] !== undefined) return scopeOf(failure.failures[0]);
+/** The scope the key lacks: the one a field named, or the first missing of those it named together. */
+function missingScope(failure: AuthFailure, context: GraphQLContext): string {
+  if (failure.kind === AuthScopeFailureType.AuthScope) {
+    const needed = failure.parameter as Scope | readonly Scope[];
+    if (typeof needed === 'string') return needed;
+    return needed.find((scope) => !context.req.hasScope(scope)) ?? needed.join(' ');
+  }
+  if ('failures' in failure && failure.failures[0] !== undefined)
+    return missingScope(failure.failures[0], context);
   return 'unknown';
 }

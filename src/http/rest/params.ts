@@ -40,12 +40,13 @@ export function ifMatch(request: FastifyRequest): ChangeOptions {
 }
 
 /**
- * The next page's URL, keeping the query's limit and status. Both were validated by then (decimal
- * digits, and one of the statuses), so they go in as they came, with nothing to percent-encode.
+ * The next page's URL, keeping the query's limit, status and asOf. The first two were validated by
+ * then (decimal digits, and one of the statuses), so they go in as they came; a time is encoded.
  */
 export function nextPageLink(path: string, query: Record<string, unknown>, after: number): string {
   let link = `<${path}?`;
   if (typeof query.limit === 'string') link += `limit=${query.limit}&`;
   if (typeof query.status === 'string') link += `status=${query.status}&`;
+  if (typeof query.asOf === 'string') link += `asOf=${encodeURIComponent(query.asOf)}&`;
   return `${link}after=${after}>; rel="next"`;
 }

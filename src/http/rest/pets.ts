@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import type { Application } from '../../application/index.ts';
+import type { Application, PetsPage } from '../../application/index.ts';
+import { InsufficientScopeError } from '../../shared/auth-errors.ts';
 import type { VersionedPet } from '../../domain/pets.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
@@ -29,13 +30,20 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
   // list is sent as JSON already made (see pet-json.ts); the schema still documents it.
   app.get('/pets', { config: READ, schema: { response: { 200: petsResponseSchema } } }, (request, reply) => {
     const query = request.query as Record<string, unknown>;
-    const page = application.listPets({
+    const asOf = stringParam(query, 'asOf');
+    const list = {
       limit: integerParam(query, 'limit'),
       status: stringParam(query, 'status'),
       after: integerParam(query, 'after'),
-    });
-    if (page.nextAfter !== undefined) reply.header('Link', nextPageLink('/v1/pets', query, page.nextAfter));
-    reply.type(JSON_UTF8).send(petJson.list(page.pets));
+    };
+    const send = (page: PetsPage) => {
+      if (page.nextAfter !== undefined) reply.header('Link', nextPageLink('/v1/pets', query, page.nextAfter));
+      return reply.type(JSON_UTF8).send(petJson.list(page.pets));
+    };
+    if (asOf === undefined) return send(application.listPets(list));
+    // The past is for auditors: the catalogue as of a time or position needs audit:read too.
+    if (!request.hasScope('audit:read')) throw new InsufficientScopeError('audit:read');
+    return application.listPetsAsOf({ ...list, asOf }).then(send);
   });
 
   app.post(

@@ -3,6 +3,7 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from '../../../application/queries/list-pets.ts';
+import type { PetsPage } from '../../../application/index.ts';
 import { MAX_PET_ID, type VersionedPet } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
@@ -28,6 +29,10 @@ export const Pet = builder.objectRef<VersionedPet>('Pet').implement({
 });
 
 const PET_ARGUMENTS = new Map([['petId', 'id']]);
+/** Reading the past needs both scopes: the catalogue's and the auditor's. */
+const PAST = ['pets:read', 'audit:read'] as const;
+const AS_OF =
+  'The past (needs audit:read): an RFC 3339 time (each pet as of its last event then) or a store position.';
 const PETS_ARGUMENTS = new Map([['limit', 'first']]);
 
 const PetConnection = builder.connectionObject({ type: Pet, name: 'PetConnection' }, { name: 'PetEdge' });
@@ -36,17 +41,22 @@ builder.queryFields((t) => ({
   pet: t.field({
     type: Pet,
     nullable: true,
-    authScopes: { scope: 'pets:read' },
+    authScopes: (_root, args) => (args.asOf == null ? { scope: 'pets:read' } : { allOf: PAST }),
     description:
       'One pet by id. When there is none: null, with an error whose extensions.code is not_found ' +
-      '(pet_removed once removed).',
-    args: { id: t.arg({ type: SafeInt, required: true }) },
+      '(pet_removed once removed). With asOf (audit:read): the pet as it was then, null (and no error) ' +
+      'when it did not exist yet or was removed by then.',
+    args: { id: t.arg({ type: SafeInt, required: true }), asOf: t.arg.string({ description: AS_OF }) },
     resolve: (_root, args, { application }) =>
-      withArgumentNames(PET_ARGUMENTS, () => application.getPet(args.id)),
+      withArgumentNames(PET_ARGUMENTS, () =>
+        args.asOf == null
+          ? application.getPet(args.id)
+          : application.getPetAsOf(args.id, args.asOf).then((pet) => pet ?? null),
+      ),
   }),
   pets: t.field({
     type: PetConnection,
-    authScopes: { scope: 'pets:read' },
+    authScopes: (_root, args) => (args.asOf == null ? { scope: 'pets:read' } : { allOf: PAST }),
     description:
       'Pets in ascending id order, a page at a time: the REST list rules ' +
       `(first is ${LIST_LIMIT_MIN} to ${LIST_LIMIT_MAX}, default ${LIST_LIMIT_DEFAULT}). ` +
@@ -55,16 +65,20 @@ builder.queryFields((t) => ({
       first: t.arg.int(),
       after: t.arg.string(),
       status: t.arg({ type: PetStatus }),
+      asOf: t.arg.string({ description: AS_OF }),
     },
     resolve: (_root, args, { application }) => {
-      const page = withArgumentNames(PETS_ARGUMENTS, () =>
-        application.listPets({
-          ...(args.first != null && { limit: args.first }),
-          ...(args.status != null && { status: args.status }),
-          ...(args.after != null && { after: decodeCursor('pet', args.after) }),
-        }),
-      );
-      return connection('pet', page.pets, page.nextAfter !== undefined);
+      const query = {
+        ...(args.first != null && { limit: args.first }),
+        ...(args.status != null && { status: args.status }),
+        ...(args.after != null && { after: decodeCursor('pet', args.after) }),
+      };
+      const asPage = (page: PetsPage) => connection('pet', page.pets, page.nextAfter !== undefined);
+      if (args.asOf == null)
+        return asPage(withArgumentNames(PETS_ARGUMENTS, () => application.listPets(query)));
+      return withArgumentNames(PETS_ARGUMENTS, () =>
+        application.listPetsAsOf({ ...query, asOf: args.asOf! }),
+      ).then(asPage);
     },
   }),
 }));

@@ -1,0 +1,81 @@
+import type { VersionedPet } from '../../domain/pets.ts';
+import { validateStatus } from '../../domain/pet-rules.ts';
+import { CatchingUpError, ValidationError } from '../../shared/errors.ts';
+import type { EventStore } from '../ports/event-store.ts';
+import type { AsOf, TemporalPetIndex } from '../ports/read-models.ts';
+import type { ListPetsQuery, PetsPage } from './list-pets.ts';
+import { nextAfter, validateAfter, validateLimit } from './paging.ts';
+import { validatePetId } from './get-pet.ts';
+
+/**
+ * The catalogue as it was: from the temporal index (each version of each pet with the range in which
+ * it held), never by folding the store again. A read first waits, up to a bound, for the index to
+ * include everything the store held when it was asked, so that "as of a minute ago" is never
+ * missing a change that was made before the request.
+ */
+
+const CATCH_UP_TIMEOUT_MS = 5_000;
+const RFC_3339 =
+  /^(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:)([0-5]\d|60)((?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))$/i;
+
+/** `asOf`: a store position (decimal digits) or an RFC 3339 time (a leap second counts as the next). */
+export function parseAsOf(text: string): AsOf {
+  if (/^\d{1,40}$/.test(text)) return { position: BigInt(text) };
+  const parts = RFC_3339.exec(text);
+  const leap = parts?.[2] === '60';
+  const timeMs =
+    parts === null
+      ? Number.NaN
+      : Date.parse(`${parts[1]}${leap ? '59' : parts[2]}${parts[3]}`) + (leap ? 1000 : 0);
+  if (Number.isNaN(timeMs)) {
+    throw new ValidationError(
+      'asOf must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.',
+      'asOf',
+    );
+  }
+  return { timeMs };
+}
+
+export function timeTravelQueries(deps: { readonly store: EventStore; readonly index: TemporalPetIndex }) {
+  async function caughtUp(): Promise<void> {
+    const head = await deps.store.headPosition();
+    if (head === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<'timed out'>(
+      (resolve) => (timer = setTimeout(() => resolve('timed out'), CATCH_UP_TIMEOUT_MS)),
+    );
+    try {
+      if ((await Promise.race([deps.index.waitFor(head), timedOut])) === 'timed out') {
+        throw new CatchingUpError('The temporal index', 5);
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  return {
+    /** Pets as they were at `asOf`, paged like the live list. */
+    async listPetsAsOf(query: ListPetsQuery & { readonly asOf: string }): Promise<PetsPage> {
+      const at = parseAsOf(query.asOf);
+      const limit = validateLimit(query.limit);
+      const status = query.status === undefined ? undefined : validateStatus(query.status);
+      const after = validateAfter(query.after, 'a pet');
+      await caughtUp();
+      const { pets, hasMore } = deps.index.pageAsOf({
+        at,
+        limit,
+        ...(status !== undefined && { status }),
+        ...(after !== undefined && { after }),
+      });
+      const next = nextAfter(pets, hasMore);
+      return next === undefined ? { pets } : { pets, nextAfter: next };
+    },
+    /** The pet as it was at `asOf`; undefined when it did not exist yet or was removed by then. */
+    async getPetAsOf(petId: number | bigint, asOf: string): Promise<VersionedPet | undefined> {
+      const id = validatePetId(petId);
+      const at = parseAsOf(asOf);
+      await caughtUp();
+      return deps.index.petAsOf(id, at);
+    },
+  };
+}

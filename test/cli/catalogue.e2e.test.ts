@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { pino } from 'pino';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/service.ts';
+import { controlledClock } from '../support/guarded-app.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** `petstore catalogue --as-of` as an auditor runs it: a real process over a store with a past. */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const run = promisify(execFile);
+const temp = makeTempDir();
+const MONDAY = Date.UTC(2030, 0, 14, 9, 0, 0);
+
+beforeAll(async () => {
+  const clock = controlledClock(MONDAY);
+  const config = loadConfig({ NODE_ENV: 'test', PETSTORE_DATA_DIR: temp.dir });
+  const service = await startService(config, pino({ level: 'silent' }), { clock });
+  const context = { correlationId: 'seed' };
+  const rex = await service.application.createPet(
+    { name: 'Rex', categoryId: 1, status: 'available' },
+    context,
+  );
+  await service.application.createPet({ name: 'Tom', categoryId: 2 }, context);
+  clock.advance(3_600_000);
+  await service.application.updatePet(rex.pet.id, { status: 'sold' }, context);
+  await service.stop();
+});
+afterAll(() => temp.remove());
+
+const catalogue = (...args: string[]) =>
+  run(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'catalogue', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PETSTORE_DATA_DIR: temp.dir, LOG_LEVEL: 'silent' },
+  });
+
+it('prints the catalogue as of a time, one pet per line as JSON', async () => {
+  const { stdout } = await catalogue('--as-of', '2030-01-14T09:30:00Z');
+  expect(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line)),
+  ).toEqual([
+    { id: expect.any(Number), name: 'Rex', categoryId: 1, status: 'available', version: 0 },
+    { id: expect.any(Number), name: 'Tom', categoryId: 2, version: 0 },
+  ]);
+});
+
+it('filters by the status each pet had then', async () => {
+  const { stdout } = await catalogue('--as-of', '2030-01-14T10:30:00Z', '--status', 'sold');
+  expect(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).name),
+  ).toEqual(['Rex']);
+});
+
+it('refuses an --as-of that is neither a time nor a position, with one line and exit code 2', async () => {
+  const failure = await catalogue('--as-of', 'last monday').catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure).toMatchObject({
+    code: 2,
+    stderr:
+      'petstore catalogue: --as-of must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.\n',
+  });
+});

@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  controlledClock,
+  type ControlledClock,
+  type GuardedApp,
+  startGuardedApp,
+} from '../support/guarded-app.ts';
+import { openApiMismatches } from '../support/openapi.ts';
+
+/** The catalogue as it was, from the temporal index: REST and GraphQL, by time and by position. */
+
+const MONDAY = Date.UTC(2030, 0, 14, 9, 0, 0);
+const HOUR = 3_600_000;
+let clock: ControlledClock;
+let service: GuardedApp;
+let shop: string;
+let auditor: string;
+let rex: number;
+let tom: number;
+let positionAfterCreation: string;
+
+function send(secret: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) {
+  return service.app.inject({
+    method,
+    url,
+    headers: {
+      authorization: `Bearer ${secret}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+  });
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const names = async (url: string) =>
+  ((await send(auditor, 'GET', url)).json() as { name: string }[]).map((pet) => pet.name);
+
+beforeAll(async () => {
+  clock = controlledClock(MONDAY);
+  service = await startGuardedApp({ clock });
+  const limits = { plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 } as const;
+  shop = (await service.issueKey(limits)).secret;
+  auditor = (await service.issueKey({ ...limits, scopes: ['pets:read', 'audit:read'] })).secret;
+  // Monday 09:00 Rex and Tom arrive; 10:00 Rex is renamed Max and reserved; 11:00 Tom leaves.
+  rex = (await send(shop, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })).json().id;
+  tom = (await send(shop, 'POST', '/v1/pets', { name: 'Tom', categoryId: 2, status: 'available' })).json().id;
+  const history = (await send(auditor, 'GET', `/v1/pets/${tom}/history`)).json() as { position: string }[];
+  positionAfterCreation = history[0]!.position;
+  clock.advance(HOUR);
+  await send(shop, 'PATCH', `/v1/pets/${rex}`, { name: 'Max', status: 'pending' });
+  clock.advance(HOUR);
+  await send(shop, 'DELETE', `/v1/pets/${tom}`);
+});
+afterAll(() => service.close());
+
+describe('GET /v1/pets?asOf', () => {
+  it('answers the catalogue as of a time', async () => {
+    expect(await names(`/v1/pets?asOf=${iso(MONDAY + 30 * 60_000)}`)).toEqual(['Rex', 'Tom']);
+    expect(await names(`/v1/pets?asOf=${iso(MONDAY + 90 * 60_000)}`)).toEqual(['Max', 'Tom']);
+    expect(await names(`/v1/pets?asOf=${iso(MONDAY + 150 * 60_000)}`)).toEqual(['Max']);
+  });
+
+  it('answers the catalogue as of a store position', async () => {
+    expect(await names(`/v1/pets?asOf=${positionAfterCreation}`)).toEqual(['Rex', 'Tom']);
+  });
+
+  it('answers nothing before the first pet existed', async () => {
+    expect(await names(`/v1/pets?asOf=${iso(MONDAY - 1)}`)).toEqual([]);
+  });
+
+  it('filters by the status each pet had then', async () => {
+    expect(await names(`/v1/pets?status=available&asOf=${iso(MONDAY + 30 * 60_000)}`)).toEqual([
+      'Rex',
+      'Tom',
+    ]);
+    expect(await names(`/v1/pets?status=available&asOf=${iso(MONDAY + 90 * 60_000)}`)).toEqual(['Tom']);
+    expect(await names(`/v1/pets?status=pending&asOf=${iso(MONDAY + 90 * 60_000)}`)).toEqual(['Max']);
+  });
+
+  it('pages with the cursor, keeping asOf in the next link', async () => {
+    const at = iso(MONDAY + 30 * 60_000);
+    const first = await send(auditor, 'GET', `/v1/pets?limit=1&asOf=${at}`);
+    expect(first.headers.link).toBe(
+      `</v1/pets?limit=1&asOf=${encodeURIComponent(at)}&after=${rex}>; rel="next"`,
+    );
+    expect(await names(`/v1/pets?limit=1&asOf=${at}&after=${rex}`)).toEqual(['Tom']);
+    expect(openApiMismatches('GET', '/pets', first)).toEqual([]);
+  });
+
+  it('answers each pet with the version it had then', async () => {
+    const pets = (await send(auditor, 'GET', `/v1/pets?asOf=${iso(MONDAY + 30 * 60_000)}`)).json();
+    expect(pets[0]).toEqual({ id: rex, name: 'Rex', categoryId: 1, status: 'available' });
+  });
+
+  it('refuses the past to a key without audit:read, with 403', async () => {
+    const response = await send(shop, 'GET', `/v1/pets?asOf=${iso(MONDAY)}`);
+    expect([response.statusCode, response.json().code]).toEqual([403, 'insufficient_scope']);
+  });
+
+  it.each([['yesterday'], ['2030-01-14'], ['-5']])('answers asOf=%s with 400', async (asOf) => {
+    expect((await send(auditor, 'GET', `/v1/pets?asOf=${asOf}`)).json()).toEqual({
+      code: 'validation_failed',
+      message: 'asOf must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.',
+      status: 400,
+    });
+  });
+});
+
+describe('pets(asOf) and pet(id, asOf) in GraphQL', () => {
+  const graphql = (secret: string, query: string, variables: Record<string, unknown>) =>
+    send(secret, 'POST', '/graphql', { query, variables }).then((response) => response.json());
+
+  it('answers the catalogue and one pet as they were, and null for a pet that did not exist yet', async () => {
+    const body = await graphql(
+      auditor,
+      'query($at: String, $id: SafeInt!) { pets(asOf: $at) { edges { node { name version } } } pet(id: $id, asOf: $at) { name } }',
+      { at: iso(MONDAY + 90 * 60_000), id: tom },
+    );
+    expect(body.data.pets.edges.map((edge: { node: unknown }) => edge.node)).toEqual([
+      { name: 'Max', version: 2 },
+      { name: 'Tom', version: 0 },
+    ]);
+    expect(body.data.pet).toEqual({ name: 'Tom' });
+    const before = await graphql(
+      auditor,
+      'query($id: SafeInt!) { pet(id: $id, asOf: "2030-01-01T00:00:00Z") { name } }',
+      {
+        id: rex,
+      },
+    );
+    expect(before).toEqual({ data: { pet: null } });
+  });
+
+  it('refuses the past to a key without audit:read', async () => {
+    const body = await graphql(shop, '{ pets(asOf: "2030-01-14T09:30:00Z") { edges { cursor } } }', {});
+    expect(body.errors[0].extensions).toEqual({ code: 'insufficient_scope' });
+  });
+});
+
+describe('the temporal index', () => {
+  it('answers from its own index: the event store is not read for an as-of page', async () => {
+    const { store } = service;
+    const reads = { readAll: 0, readStream: 0 };
+    const readAll = store.readAll.bind(store);
+    const readStream = store.readStream.bind(store);
+    store.readAll = (...args) => ((reads.readAll += 1), readAll(...args));
+    store.readStream = (...args) => ((reads.readStream += 1), readStream(...args));
+    try {
+      expect(await names(`/v1/pets?asOf=${iso(MONDAY + 90 * 60_000)}`)).toEqual(['Max', 'Tom']);
+    } finally {
+      store.readAll = readAll;
+      store.readStream = readStream;
+    }
+    expect(reads).toEqual({ readAll: 0, readStream: 0 });
+  });
+});

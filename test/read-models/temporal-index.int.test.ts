@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { positionKey, SqliteTemporalIndex } from '../../src/read-models/temporal-index.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+const logger = pino({ level: 'silent' });
+let temp: ReturnType<typeof makeTempDir>;
+let store: EventStore;
+beforeEach(() => {
+  temp = makeTempDir();
+  store = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+});
+afterEach(async () => {
+  await store.close();
+  temp.remove();
+});
+
+const metadata = (occurredAt: string) => ({
+  eventId: randomUUID(),
+  occurredAt,
+  correlationId: 'c',
+  schemaVersion: 1,
+});
+
+async function renamedPet(): Promise<{ created: bigint; renamed: bigint }> {
+  const created = await store.appendToStream('pet-1', [
+    {
+      type: 'PetCreated',
+      data: { id: 1, name: 'Rex', categoryId: 1 },
+      metadata: metadata('2030-01-01T00:00:00.000Z'),
+    },
+  ]);
+  const renamed = await store.appendToStream('pet-1', [
+    {
+      type: 'PetRenamed',
+      data: { id: 1, name: 'Max', previousName: 'Rex' },
+      metadata: metadata('2030-01-02T00:00:00.000Z'),
+    },
+  ]);
+  return { created: created.position, renamed: renamed.position };
+}
+
+describe('positionKey', () => {
+  it('orders keys as their positions, KurrentDB’s 128-bit ones included', () => {
+    const positions = [0n, 1n, 255n, 256n, 2n ** 64n, (5n << 64n) | 3n, (5n << 64n) | 4n, (6n << 64n) | 0n];
+    const keys = positions.map((position) => Buffer.from(positionKey(position)));
+    expect(keys.map((key, i) => (i === 0 ? 0 : Buffer.compare(keys[i - 1]!, key)))).toEqual([
+      0, -1, -1, -1, -1, -1, -1, -1,
+    ]);
+  });
+});
+
+describe('SqliteTemporalIndex', () => {
+  it('answers each version of a pet within the positions it held', async () => {
+    const { created, renamed } = await renamedPet();
+    const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), store, logger);
+    index.start();
+    await index.waitFor(renamed);
+    expect([
+      index.petAsOf(1, { position: created })?.name,
+      index.petAsOf(1, { position: renamed })?.name,
+    ]).toEqual(['Rex', 'Max']);
+    expect(index.petAsOf(1, { position: created - 1n })).toBeUndefined();
+    await index.stop();
+  });
+
+  it('lets processes share one index file, applying every event once', async () => {
+    const { renamed } = await renamedPet();
+    const file = path.join(temp.dir, 'temporal.sqlite');
+    const indexes = [
+      new SqliteTemporalIndex(file, store, logger),
+      new SqliteTemporalIndex(file, store, logger),
+    ];
+    for (const index of indexes) index.start();
+    await Promise.all(indexes.map((index) => index.waitFor(renamed)));
+    for (const index of indexes) {
+      expect(index.pageAsOf({ at: { timeMs: Date.parse('2030-01-01T12:00:00Z') }, limit: 10 }).pets).toEqual([
+        { id: 1, name: 'Rex', categoryId: 1, version: 0 },
+      ]);
+    }
+    await Promise.all(indexes.map((index) => index.stop()));
+  });
+
+  it('picks up where it stopped after a restart', async () => {
+    const { renamed } = await renamedPet();
+    const file = path.join(temp.dir, 'temporal.sqlite');
+    const first = new SqliteTemporalIndex(file, store, logger);
+    first.start();
+    await first.waitFor(renamed);
+    await first.stop();
+    const removed = await store.appendToStream('pet-1', [
+      { type: 'PetRemoved', data: { id: 1 }, metadata: metadata('2030-01-03T00:00:00.000Z') },
+    ]);
+    const second = new SqliteTemporalIndex(file, store, logger);
+    expect(second.checkpoint).toBe(renamed);
+    second.start();
+    await second.waitFor(removed.position);
+    expect(second.petAsOf(1, { position: removed.position })).toBeUndefined();
+    expect(second.petAsOf(1, { position: renamed })?.name).toBe('Max');
+    await second.stop();
+  });
+});
