@@ -1,6 +1,9 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openApiDocument } from '../support/openapi.ts';
 import { createApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
 import { requiredTool } from '../support/required-tool.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -67,7 +70,11 @@ describe.runIf(available)('fuzzing with Schemathesis', () => {
       '--max-examples',
       '60',
     );
-    expect(run.output).toContain('API Operations');
+    // Every operation of the document, and chains of calls along its links (create → read →
+    // change → remove; order → complete or cancel) in the stateful phase.
+    const operations = Object.values(openApiDocument.paths).flatMap((path) => Object.keys(path)).length;
+    expect(run.output).toContain(`Selected: ${operations}/${operations}`);
+    expect(run.output).toMatch(/✅ Stateful/);
     expect(run.status, run.output).toBe(0);
   });
 
@@ -81,7 +88,12 @@ describe.runIf(available)('fuzzing with Schemathesis', () => {
       '--checks',
       'graphql_errors_are_deliberate',
     );
-    expect(run.output).toContain('API Operations');
+    // One operation per query and mutation field of the schema.
+    const schema = buildSchema(readFileSync(path.resolve(HERE, '../../schema/schema.graphql'), 'utf8'));
+    const fields = [schema.getQueryType(), schema.getMutationType()].flatMap((type) =>
+      Object.keys(type!.getFields()),
+    );
+    expect(run.output).toContain(`Selected: ${fields.length}/${fields.length}`);
     expect(run.status, run.output).toBe(0);
   });
 });
