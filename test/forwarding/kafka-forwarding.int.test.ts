@@ -13,6 +13,9 @@ import { type KafkaBroker, localKafkaUnavailable, startKafkaBroker } from '../su
 import { ForwarderProcess } from '../support/kafka-forwarder-process.ts';
 import { type ConsumedMessage, TopicReader } from '../support/kafka-topic.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config.ts';
+import { startService } from '../../src/service.ts';
 
 /**
  * The forwarder against a real Kafka broker (KRaft, local JVM process; see kafka-broker.ts).
@@ -110,6 +113,38 @@ describe.skipIf(unavailable !== undefined)(
       });
       expect(reader.messages).toHaveLength(30);
       for (const stream of streams) expect(revisionsOf(reader.messages, stream)).toEqual(range(10));
+    });
+
+    it('forwards a pet’s changes and its order, each stream in order under its own key', async () => {
+      const { dataDir, store, topic, reader } = await scenario();
+      inProcessForwarder(store, topic);
+      const config = loadConfig({ NODE_ENV: 'test', PETSTORE_DATA_DIR: dataDir });
+      const service = await startService(config, pino({ level: 'silent' }), { store });
+      cleanups.push(() => service.stop());
+      const context = { correlationId: randomUUID() };
+      const { pet } = await service.application.createPet(
+        { name: 'Rex', categoryId: 1, status: 'available' },
+        context,
+      );
+      await service.application.updatePet(pet.id, { name: 'Max' }, context);
+      const { order } = await service.application.placeOrder({ petId: pet.id }, context);
+      await service.application.completeOrder(order.id, context);
+      const typesOf = (stream: string) =>
+        reader.messages.filter((m) => m.key === stream).map((m) => m.headers['event-type']);
+      await reader.waitFor(
+        (r) => r.messages.some((m) => m.headers['event-type'] === 'OrderCompleted'),
+        WAIT_MS,
+        'the completion',
+      );
+      expect(typesOf(`pet-${pet.id}`)).toEqual([
+        'PetCreated',
+        'PetRenamed',
+        'PetStatusChanged',
+        'PetStatusChanged',
+      ]);
+      expect(revisionsOf(reader.messages, `pet-${pet.id}`)).toEqual(range(4));
+      expect(typesOf(`order-${order.id}`)).toEqual(['OrderPlaced', 'OrderCompleted']);
+      expect(revisionsOf(reader.messages, `order-${order.id}`)).toEqual(range(2));
     });
 
     it('loses nothing when the forwarder process is killed mid-stream and restarted', async () => {
