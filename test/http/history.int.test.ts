@@ -17,44 +17,33 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-function send(
-  secret: string,
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
-  url: string,
-  body?: unknown,
-  requestId?: string,
-) {
-  return service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(requestId === undefined ? {} : { 'x-request-id': requestId }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-}
-
 async function petWithAPast(): Promise<number> {
   const id = (
-    await send(
+    await service.send(
       shop.secret,
       'POST',
       '/v1/pets',
       { name: 'Rex', categoryId: 1, status: 'available' },
-      'req-create',
+      { 'x-request-id': 'req-create' },
     )
   ).json().id as number;
-  await send(shop.secret, 'PATCH', `/v1/pets/${id}`, { name: 'Max', status: 'pending' }, 'req-change');
-  await send(shop.secret, 'DELETE', `/v1/pets/${id}?reason=adopted`, undefined, 'req-remove');
+  await service.send(
+    shop.secret,
+    'PATCH',
+    `/v1/pets/${id}`,
+    { name: 'Max', status: 'pending' },
+    { 'x-request-id': 'req-change' },
+  );
+  await service.send(shop.secret, 'DELETE', `/v1/pets/${id}?reason=adopted`, undefined, {
+    'x-request-id': 'req-remove',
+  });
   return id;
 }
 
 describe('GET /v1/pets/{petId}/history', () => {
   it('answers every event oldest first: position, revision, type, time, who, which request, and the data', async () => {
     const id = await petWithAPast();
-    const response = await send(auditor, 'GET', `/v1/pets/${id}/history`);
+    const response = await service.send(auditor, 'GET', `/v1/pets/${id}/history`);
     const actor = { keyId: shop.keyId, name: 'shop' };
     const time = new Date(START).toISOString();
     expect(response.json()).toEqual([
@@ -102,21 +91,21 @@ describe('GET /v1/pets/{petId}/history', () => {
 
   it('pages with limit and the Link header, like the lists', async () => {
     const id = await petWithAPast();
-    const first = await send(auditor, 'GET', `/v1/pets/${id}/history?limit=3`);
+    const first = await service.send(auditor, 'GET', `/v1/pets/${id}/history?limit=3`);
     expect((first.json() as unknown[]).length).toBe(3);
     expect(first.headers.link).toBe(`</v1/pets/${id}/history?limit=3&after=2>; rel="next"`);
-    const rest = await send(auditor, 'GET', `/v1/pets/${id}/history?limit=3&after=2`);
+    const rest = await service.send(auditor, 'GET', `/v1/pets/${id}/history?limit=3&after=2`);
     expect((rest.json() as { type: string }[]).map((event) => event.type)).toEqual(['PetRemoved']);
     expect(rest.headers.link).toBeUndefined();
   });
 
   it('answers 404 not_found for a pet that never existed', async () => {
-    expect((await send(auditor, 'GET', '/v1/pets/987654321/history')).json().code).toBe('not_found');
+    expect((await service.send(auditor, 'GET', '/v1/pets/987654321/history')).json().code).toBe('not_found');
   });
 
   it('answers a key without audit:read with 403 insufficient_scope', async () => {
     const id = await petWithAPast();
-    const response = await send(shop.secret, 'GET', `/v1/pets/${id}/history`);
+    const response = await service.send(shop.secret, 'GET', `/v1/pets/${id}/history`);
     expect([response.statusCode, response.headers['www-authenticate']]).toEqual([
       403,
       'Bearer realm="petstore", error="insufficient_scope", scope="audit:read"',
@@ -127,11 +116,11 @@ describe('GET /v1/pets/{petId}/history', () => {
 describe('GET /v1/store/orders/{orderId}/history', () => {
   it('answers an order’s events to an auditor, whichever key placed it', async () => {
     const petId = (
-      await send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+      await service.send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
     ).json().id;
-    const order = (await send(shop.secret, 'POST', '/v1/store/orders', { petId })).json();
-    await send(shop.secret, 'POST', `/v1/store/orders/${order.id}/complete`);
-    const history = (await send(auditor, 'GET', `/v1/store/orders/${order.id}/history`)).json() as {
+    const order = (await service.send(shop.secret, 'POST', '/v1/store/orders', { petId })).json();
+    await service.send(shop.secret, 'POST', `/v1/store/orders/${order.id}/complete`);
+    const history = (await service.send(auditor, 'GET', `/v1/store/orders/${order.id}/history`)).json() as {
       type: string;
     }[];
     expect(history.map((event) => event.type)).toEqual(['OrderPlaced', 'OrderCompleted']);
@@ -140,9 +129,10 @@ describe('GET /v1/store/orders/{orderId}/history', () => {
 
 describe('Pet.history in GraphQL', () => {
   it('answers the same events as REST, as a connection', async () => {
-    const id = (await send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).json().id;
-    await send(shop.secret, 'PATCH', `/v1/pets/${id}`, { categoryId: 5 });
-    const response = await send(auditor, 'POST', '/graphql', {
+    const id = (await service.send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).json()
+      .id;
+    await service.send(shop.secret, 'PATCH', `/v1/pets/${id}`, { categoryId: 5 });
+    const response = await service.send(auditor, 'POST', '/graphql', {
       query:
         'query($id: SafeInt!) { pet(id: $id) { history(first: 10) { edges { node { revision type actor { name } data } } } } }',
       variables: { id },
@@ -159,8 +149,9 @@ describe('Pet.history in GraphQL', () => {
   });
 
   it('refuses the field to a key without audit:read', async () => {
-    const id = (await send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).json().id;
-    const response = await send(shop.secret, 'POST', '/graphql', {
+    const id = (await service.send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).json()
+      .id;
+    const response = await service.send(shop.secret, 'POST', '/graphql', {
       query: 'query($id: SafeInt!) { pet(id: $id) { id history { edges { cursor } } } }',
       variables: { id },
     });

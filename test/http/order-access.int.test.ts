@@ -18,30 +18,18 @@ beforeAll(async () => {
 });
 afterAll(() => service.close());
 
-function send(secret: string, method: 'GET' | 'POST', url: string, body?: unknown) {
-  return service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-}
-
 async function orderBy(secret: string): Promise<{ id: number; petId: number }> {
   const pet = (
-    await send(secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+    await service.send(secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
   ).json();
-  return (await send(secret, 'POST', '/v1/store/orders', { petId: pet.id })).json();
+  return (await service.send(secret, 'POST', '/v1/store/orders', { petId: pet.id })).json();
 }
 
 describe('orders of another key', () => {
   it('answer 404 not_found to a read, exactly as an id no order has', async () => {
     const order = await orderBy(alice);
-    const theirs = await send(bob, 'GET', `/v1/store/orders/${order.id}`);
-    const none = await send(bob, 'GET', '/v1/store/orders/987654321');
+    const theirs = await service.send(bob, 'GET', `/v1/store/orders/${order.id}`);
+    const none = await service.send(bob, 'GET', '/v1/store/orders/987654321');
     expect(theirs.json()).toEqual({
       code: 'not_found',
       message: `No order has the id ${order.id}.`,
@@ -56,17 +44,17 @@ describe('orders of another key', () => {
 
   it('answer 404 to a completion or cancellation, and stay as they are', async () => {
     const order = await orderBy(alice);
-    expect((await send(bob, 'POST', `/v1/store/orders/${order.id}/complete`)).statusCode).toBe(404);
-    expect((await send(bob, 'POST', `/v1/store/orders/${order.id}/cancel`)).statusCode).toBe(404);
-    expect((await send(alice, 'GET', `/v1/store/orders/${order.id}`)).json().status).toBe('placed');
+    expect((await service.send(bob, 'POST', `/v1/store/orders/${order.id}/complete`)).statusCode).toBe(404);
+    expect((await service.send(bob, 'POST', `/v1/store/orders/${order.id}/cancel`)).statusCode).toBe(404);
+    expect((await service.send(alice, 'GET', `/v1/store/orders/${order.id}`)).json().status).toBe('placed');
   });
 
   it('are not in the list of a key that did not place them', async () => {
     const order = await orderBy(alice);
     const own = await orderBy(bob);
-    const ids = ((await send(bob, 'GET', '/v1/store/orders?limit=100')).json() as { id: number }[]).map(
-      (o) => o.id,
-    );
+    const ids = (
+      (await service.send(bob, 'GET', '/v1/store/orders?limit=100')).json() as { id: number }[]
+    ).map((o) => o.id);
     expect(ids).toContain(own.id);
     expect(ids).not.toContain(order.id);
   });
@@ -75,12 +63,12 @@ describe('orders of another key', () => {
 describe('an admin key', () => {
   it('lists, reads and completes every key’s orders', async () => {
     const order = await orderBy(alice);
-    const ids = ((await send(admin, 'GET', '/v1/store/orders?limit=100')).json() as { id: number }[]).map(
-      (o) => o.id,
-    );
+    const ids = (
+      (await service.send(admin, 'GET', '/v1/store/orders?limit=100')).json() as { id: number }[]
+    ).map((o) => o.id);
     expect(ids).toContain(order.id);
-    expect((await send(admin, 'GET', `/v1/store/orders/${order.id}`)).statusCode).toBe(200);
-    expect((await send(admin, 'POST', `/v1/store/orders/${order.id}/complete`)).json().status).toBe(
+    expect((await service.send(admin, 'GET', `/v1/store/orders/${order.id}`)).statusCode).toBe(200);
+    expect((await service.send(admin, 'POST', `/v1/store/orders/${order.id}/complete`)).json().status).toBe(
       'completed',
     );
   });
@@ -89,9 +77,9 @@ describe('an admin key', () => {
 describe('order scopes', () => {
   it('answers a key without orders:write with 403 when it places an order', async () => {
     const pet = (
-      await send(alice, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+      await service.send(alice, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
     ).json();
-    const response = await send(reader, 'POST', '/v1/store/orders', { petId: pet.id });
+    const response = await service.send(reader, 'POST', '/v1/store/orders', { petId: pet.id });
     expect([response.statusCode, response.json().code, response.headers['www-authenticate']]).toEqual([
       403,
       'insufficient_scope',
@@ -100,7 +88,7 @@ describe('order scopes', () => {
   });
 
   it('lets a key with orders:read list its orders (none) and read the inventory', async () => {
-    expect((await send(reader, 'GET', '/v1/store/orders')).json()).toEqual([]);
-    expect((await send(reader, 'GET', '/v1/store/inventory')).statusCode).toBe(200);
+    expect((await service.send(reader, 'GET', '/v1/store/orders')).json()).toEqual([]);
+    expect((await service.send(reader, 'GET', '/v1/store/inventory')).statusCode).toBe(200);
   });
 });

@@ -19,21 +19,9 @@ let rex: number;
 let tom: number;
 let positionAfterCreation: string;
 
-function send(secret: string, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, body?: unknown) {
-  return service.app.inject({
-    method,
-    url,
-    headers: {
-      authorization: `Bearer ${secret}`,
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
-  });
-}
-
 const iso = (ms: number) => new Date(ms).toISOString();
 const names = async (url: string) =>
-  ((await send(auditor, 'GET', url)).json() as { name: string }[]).map((pet) => pet.name);
+  ((await service.send(auditor, 'GET', url)).json() as { name: string }[]).map((pet) => pet.name);
 
 beforeAll(async () => {
   clock = controlledClock(MONDAY);
@@ -42,14 +30,20 @@ beforeAll(async () => {
   shop = (await service.issueKey(limits)).secret;
   auditor = (await service.issueKey({ ...limits, scopes: ['pets:read', 'audit:read'] })).secret;
   // Monday 09:00 Rex and Tom arrive; 10:00 Rex is renamed Max and reserved; 11:00 Tom leaves.
-  rex = (await send(shop, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })).json().id;
-  tom = (await send(shop, 'POST', '/v1/pets', { name: 'Tom', categoryId: 2, status: 'available' })).json().id;
-  const history = (await send(auditor, 'GET', `/v1/pets/${tom}/history`)).json() as { position: string }[];
+  rex = (
+    await service.send(shop, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+  ).json().id;
+  tom = (
+    await service.send(shop, 'POST', '/v1/pets', { name: 'Tom', categoryId: 2, status: 'available' })
+  ).json().id;
+  const history = (await service.send(auditor, 'GET', `/v1/pets/${tom}/history`)).json() as {
+    position: string;
+  }[];
   positionAfterCreation = history[0]!.position;
   clock.advance(HOUR);
-  await send(shop, 'PATCH', `/v1/pets/${rex}`, { name: 'Max', status: 'pending' });
+  await service.send(shop, 'PATCH', `/v1/pets/${rex}`, { name: 'Max', status: 'pending' });
   clock.advance(HOUR);
-  await send(shop, 'DELETE', `/v1/pets/${tom}`);
+  await service.send(shop, 'DELETE', `/v1/pets/${tom}`);
 });
 afterAll(() => service.close());
 
@@ -79,7 +73,7 @@ describe('GET /v1/pets?asOf', () => {
 
   it('pages with the cursor, keeping asOf in the next link', async () => {
     const at = iso(MONDAY + 30 * 60_000);
-    const first = await send(auditor, 'GET', `/v1/pets?limit=1&asOf=${at}`);
+    const first = await service.send(auditor, 'GET', `/v1/pets?limit=1&asOf=${at}`);
     expect(first.headers.link).toBe(
       `</v1/pets?limit=1&asOf=${encodeURIComponent(at)}&after=${rex}>; rel="next"`,
     );
@@ -88,17 +82,17 @@ describe('GET /v1/pets?asOf', () => {
   });
 
   it('answers each pet with the version it had then', async () => {
-    const pets = (await send(auditor, 'GET', `/v1/pets?asOf=${iso(MONDAY + 30 * 60_000)}`)).json();
+    const pets = (await service.send(auditor, 'GET', `/v1/pets?asOf=${iso(MONDAY + 30 * 60_000)}`)).json();
     expect(pets[0]).toEqual({ id: rex, name: 'Rex', categoryId: 1, status: 'available' });
   });
 
   it('refuses the past to a key without audit:read, with 403', async () => {
-    const response = await send(shop, 'GET', `/v1/pets?asOf=${iso(MONDAY)}`);
+    const response = await service.send(shop, 'GET', `/v1/pets?asOf=${iso(MONDAY)}`);
     expect([response.statusCode, response.json().code]).toEqual([403, 'insufficient_scope']);
   });
 
   it.each([['yesterday'], ['2030-01-14'], ['-5']])('answers asOf=%s with 400', async (asOf) => {
-    expect((await send(auditor, 'GET', `/v1/pets?asOf=${asOf}`)).json()).toEqual({
+    expect((await service.send(auditor, 'GET', `/v1/pets?asOf=${asOf}`)).json()).toEqual({
       code: 'validation_failed',
       message: 'asOf must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.',
       status: 400,
@@ -108,7 +102,7 @@ describe('GET /v1/pets?asOf', () => {
 
 describe('pets(asOf) and pet(id, asOf) in GraphQL', () => {
   const graphql = (secret: string, query: string, variables: Record<string, unknown>) =>
-    send(secret, 'POST', '/graphql', { query, variables }).then((response) => response.json());
+    service.send(secret, 'POST', '/graphql', { query, variables }).then((response) => response.json());
 
   it('answers the catalogue and one pet as they were, and null for a pet that did not exist yet', async () => {
     const body = await graphql(

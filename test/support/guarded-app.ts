@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Clock } from '../../src/shared/context.ts';
 import type { IssueApiKey } from '../../src/domain/api-keys.ts';
+import type { LightMyRequestResponse } from 'fastify';
 import type { Auth } from '../../src/application/auth.ts';
 import { issueApiKey, revokeApiKey } from '../../src/application/commands/api-keys.ts';
 import type { CounterStore } from '../../src/application/ports/counters.ts';
@@ -28,6 +29,14 @@ export function controlledClock(startMs: number): ControlledClock {
 
 export type GuardedApp = TestApp & {
   readonly auth: Auth;
+  /** A request with this key's secret as the bearer token, and a JSON body when one is given. */
+  send(
+    secret: string,
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<LightMyRequestResponse>;
   /** Issues a key and waits until the guard knows it; resolves the secret and the key id. */
   issueKey(command: IssueApiKey): Promise<{ secret: string; keyId: string }>;
   revokeKey(keyId: string): Promise<void>;
@@ -61,6 +70,17 @@ export async function startGuardedApp(options: {
       const change = await revokeApiKey(deps, keyId, { correlationId: randomUUID() });
       await started.keys.waitFor(change.position!);
     },
+    send: (secret, method, url, body, headers = {}) =>
+      testApp.app.inject({
+        method,
+        url,
+        headers: {
+          authorization: `Bearer ${secret}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(body === undefined ? {} : { payload: JSON.stringify(body) }),
+      }),
     close: () => testApp.close(),
   };
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, send } from '../../support/http-client.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../../support/server-process.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
@@ -12,31 +13,10 @@ import { makeTempDir } from '../../support/temp-dir.ts';
 const ROUNDS = 10;
 const CLIENTS = 6;
 
-type Client = { url: string; secret?: string };
-
-async function send(
-  client: Client,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const response = await fetch(`${client.url}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(client.secret === undefined ? {} : { authorization: `Bearer ${client.secret}` }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, etag: response.headers.get('etag'), body: await response.text() };
-}
-
 /** Each round, every client renames the pet at once, all with the same If-Match; returns the statuses per round. */
 async function race(clients: readonly Client[], id: number): Promise<number[][]> {
   const rounds: number[][] = [];
-  let etag = (await send(clients[0]!, 'GET', `/v1/pets/${id}`)).etag!;
+  let etag = (await send(clients[0]!, 'GET', `/v1/pets/${id}`)).headers.get('etag')!;
   for (let round = 0; round < ROUNDS; round++) {
     const answers = await Promise.all(
       Array.from({ length: CLIENTS }, (_, i) =>
@@ -52,7 +32,7 @@ async function race(clients: readonly Client[], id: number): Promise<number[][]>
       ),
     );
     rounds.push(answers.map((answer) => answer.status).sort());
-    etag = answers.find((answer) => answer.status === 200)?.etag ?? etag;
+    etag = answers.find((answer) => answer.status === 200)?.headers.get('etag') ?? etag;
   }
   return rounds;
 }
@@ -72,7 +52,7 @@ describe('concurrent PATCHes with the same If-Match', () => {
   afterAll(() => t.close());
 
   it('let exactly one client win each round in one process, and record exactly its change', async () => {
-    const { id } = JSON.parse((await send(client, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).body);
+    const id = (await send(client, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).body.id as number;
     expect(await race([client], id)).toEqual(oneWinnerEachRound);
     expect(await t.store.readStream(`pet-${id}`)).toHaveLength(1 + ROUNDS);
   });
@@ -94,9 +74,8 @@ describe('concurrent PATCHes with the same If-Match through two server processes
   });
 
   it('let exactly one win each round: the store decides, not either process’s memory', async () => {
-    const { id } = JSON.parse(
-      (await send(clients[0]!, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).body,
-    );
+    const id = (await send(clients[0]!, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).body
+      .id as number;
     await expect.poll(async () => (await send(clients[1]!, 'GET', `/v1/pets/${id}`)).status).toBe(200);
     expect(await race(clients, id)).toEqual(oneWinnerEachRound);
   });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Client, send } from '../../support/http-client.ts';
 import { startTestApp, type TestApp } from '../../support/app.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../../support/server-process.ts';
 import { makeTempDir } from '../../support/temp-dir.ts';
@@ -11,20 +12,6 @@ import { makeTempDir } from '../../support/temp-dir.ts';
 
 const PETS = 8;
 const CLIENTS = 5;
-
-type Client = { url: string; secret?: string };
-
-async function send(client: Client, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${client.url}${path}`, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      ...(client.secret === undefined ? {} : { authorization: `Bearer ${client.secret}` }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-}
 
 /** For each of several pets, every client orders it at once; returns the statuses per pet and the pets. */
 async function race(clients: readonly Client[]): Promise<{ statuses: number[][]; petIds: number[] }> {
