@@ -60,8 +60,8 @@ function count(
   nowMs: number,
   points: number,
 ): MaybePromise<RateStatus> {
-  const minute = windows.minute.consume(subject, nowMs, points);
-  const day = windows.day.consume(subject, nowMs, points);
+  const minute = windows.minute.consume(subject, nowMs, points, limits.perMinute);
+  const day = windows.day.consume(subject, nowMs, points, limits.perDay);
   if (!isPromise(minute) && !isPromise(day))
     return decide(windows, subject, limits, nowMs, points, minute, day);
   return Promise.all([minute, day]).then(([minuteCount, dayCount]) =>

@@ -11,8 +11,12 @@ import type { MaybePromise } from '../../shared/maybe-promise.ts';
  * guard then costs no promise on any request.
  */
 export interface WindowCounter {
-  /** Adds `points` to the subject's count for the window holding `nowMs`; gives the new count. */
-  consume(subject: string, nowMs: number, points?: number): MaybePromise<number>;
+  /**
+   * Adds `points` to the subject's count for the window holding `nowMs`; gives the new count.
+   * `limit` is the window's limit: counters that share tokens between processes hand out no more;
+   * others only count.
+   */
+  consume(subject: string, nowMs: number, points?: number, limit?: number): MaybePromise<number>;
   /** Takes back `points` that `consume` added in the same window. */
   refund(subject: string, nowMs: number, points?: number): MaybePromise<void>;
 }

@@ -1,0 +1,137 @@
+import type { CounterStore, WindowCounter } from '../application/ports/counters.ts';
+import { windowIndex } from '../domain/rate-decision.ts';
+import type { MaybePromise } from '../shared/maybe-promise.ts';
+
+/**
+ * Exact rate limits across the worker processes of one `petstore start --workers N`, without
+ * Redis and without a round trip per request. One broker (in the primary process) holds the count
+ * of every subject in every window and hands tokens out; a worker admits requests from tokens it
+ * holds, in memory and at once, and asks the broker for more only when it has none. The broker
+ * never hands out more tokens than a window's limit, so the workers together never admit more than
+ * the limit. Far from the limit (more than 10,000 left) it hands out some ahead (1/(64·workers) of
+ * what is left, at most 1,000), so a busy key costs one message per many requests; nearer, one at
+ * a time, so that tokens a worker holds unused turn nothing away that another worker would serve
+ * (far from the limit, a key whose traffic moves between workers may be refused up to 1/64 of its
+ * limit early, per worker, and only when it reaches it).
+ * A request the limit refuses is counted at the broker too, so over-limit counts (and bans) are
+ * exact.
+ */
+
+export const COUNTER_CHANNEL = 'petstore-counters';
+
+export type TakeRequest = {
+  readonly channel: typeof COUNTER_CHANNEL;
+  readonly id: number;
+  readonly counter: string;
+  readonly windowMs: number;
+  readonly window: number;
+  readonly subject: string;
+  readonly points: number;
+  readonly limit: number;
+};
+
+export type TakeReply = {
+  readonly channel: typeof COUNTER_CHANNEL;
+  readonly id: number;
+  /** Tokens granted: `points` and maybe some to keep, or 0 when `points` would pass the limit. */
+  readonly granted: number;
+  /** The subject's count in the window after this request: what the worker reports as its count. */
+  readonly count: number;
+};
+
+const MAX_LEASE = 1_000;
+/** Below this many tokens left in a window, none are handed out ahead: every request asks. */
+const LEASE_FROM = 10_000;
+
+/** The primary's side: the counts of every counter, subject and window. */
+export class CounterBroker {
+  readonly #workers: () => number;
+  readonly #windows = new Map<string, { window: number; counts: Map<string, number> }>();
+
+  /** `workers`: how many processes share the limits now (the lease shrinks as they grow). */
+  constructor(workers: () => number) {
+    this.#workers = workers;
+  }
+
+  take(request: Omit<TakeRequest, 'channel'>): Omit<TakeReply, 'channel'> {
+    const counts = this.#countsOf(request.counter, request.window);
+    const count = counts.get(request.subject) ?? 0;
+    const available = request.limit - count;
+    if (available < request.points) {
+      counts.set(request.subject, count + request.points);
+      return { id: request.id, granted: 0, count: count + request.points };
+    }
+    const left = available - request.points;
+    const spare =
+      left > LEASE_FROM ? Math.min(MAX_LEASE, Math.floor(left / (64 * Math.max(1, this.#workers())))) : 0;
+    const granted = request.points + spare;
+    counts.set(request.subject, count + granted);
+    return { id: request.id, granted, count: count + request.points };
+  }
+
+  /** Only the newest window of each counter is kept: a window that ended can never count again. */
+  #countsOf(counter: string, window: number): Map<string, number> {
+    const current = this.#windows.get(counter);
+    if (current !== undefined && current.window >= window) return current.counts;
+    const counts = new Map<string, number>();
+    this.#windows.set(counter, { window, counts });
+    return counts;
+  }
+}
+
+type Lease = { window: number; tokens: number; base: number; used: number };
+
+/** A worker's side: counters that admit from tokens held, and ask `take` for more. */
+export function leasedCounters(
+  take: (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>,
+): CounterStore {
+  return { counter: (name, windowMs) => new LeasedWindowCounter(name, windowMs, take) };
+}
+
+class LeasedWindowCounter implements WindowCounter {
+  readonly #name: string;
+  readonly #windowMs: number;
+  readonly #take: (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>;
+  #leases = new Map<string, Lease>();
+  #window = Number.NaN;
+
+  constructor(
+    name: string,
+    windowMs: number,
+    take: (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>,
+  ) {
+    this.#name = name;
+    this.#windowMs = windowMs;
+    this.#take = take;
+  }
+
+  consume(subject: string, nowMs: number, points = 1, limit = Number.MAX_SAFE_INTEGER): MaybePromise<number> {
+    const window = windowIndex(nowMs, this.#windowMs);
+    if (window !== this.#window) {
+      this.#window = window;
+      this.#leases = new Map();
+    }
+    const lease = this.#leases.get(subject);
+    if (lease !== undefined && lease.tokens >= points) {
+      lease.tokens -= points;
+      lease.used += points;
+      return lease.base + lease.used;
+    }
+    const request = { counter: this.#name, windowMs: this.#windowMs, window, subject, points, limit };
+    return this.#take(request).then((reply) => {
+      if (reply.granted === 0 || window !== this.#window) return reply.count;
+      const held = this.#leases.get(subject);
+      const tokens = reply.granted - points + (held?.tokens ?? 0);
+      this.#leases.set(subject, { window, tokens, base: reply.count - points, used: points });
+      return reply.count;
+    });
+  }
+
+  /** Tokens a refused request took come back to this worker's lease, for its next request. */
+  refund(subject: string, nowMs: number, points = 1): void {
+    const lease = this.#leases.get(subject);
+    if (lease === undefined || windowIndex(nowMs, this.#windowMs) !== this.#window) return;
+    lease.tokens += points;
+    lease.used -= points;
+  }
+}

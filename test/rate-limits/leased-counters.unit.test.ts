@@ -1,0 +1,70 @@
+import { describe, expect, it } from 'vitest';
+import { CounterBroker, leasedCounters, type TakeRequest } from '../../src/rate-limits/leased-counters.ts';
+
+/** Workers' counters over one broker, with the IPC channel replaced by direct calls that are counted. */
+function cluster(workers: number) {
+  const broker = new CounterBroker(() => workers);
+  let messages = 0;
+  const take = async (request: Omit<TakeRequest, 'channel' | 'id'>) => {
+    messages += 1;
+    return { channel: 'petstore-counters' as const, ...broker.take({ ...request, id: messages }) };
+  };
+  const counters = Array.from({ length: workers }, () => leasedCounters(take).counter('key:m', 60_000));
+  return { counters, messages: () => messages };
+}
+
+const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
+
+async function admitted(
+  counter: ReturnType<typeof cluster>['counters'][number],
+  requests: number,
+  limit: number,
+) {
+  let count = 0;
+  for (let i = 0; i < requests; i++) if ((await counter.consume('key_1', NOW, 1, limit)) <= limit) count += 1;
+  return count;
+}
+
+describe('leased counters over a broker', () => {
+  it('admit exactly the limit across workers, however the requests are spread', async () => {
+    const { counters } = cluster(2);
+    const [a, b] = counters;
+    const first = await admitted(a!, 40, 60);
+    const second = await admitted(b!, 40, 60);
+    expect(first + second).toBe(60);
+  });
+
+  it('admit the whole limit through one worker while another holds nothing of it', async () => {
+    const { counters } = cluster(2);
+    await admitted(counters[1]!, 1, 60);
+    expect(await admitted(counters[0]!, 100, 60)).toBe(59);
+  });
+
+  it('ask the broker once per many requests when the limit is far away', async () => {
+    const { counters, messages } = cluster(2);
+    await admitted(counters[0]!, 10_000, 100_000_000);
+    expect(messages()).toBeLessThan(20);
+  });
+
+  it('count a refused request at the broker, so that counts past the limit are exact', async () => {
+    const { counters } = cluster(2);
+    await admitted(counters[0]!, 60, 60);
+    expect(await counters[1]!.consume('key_1', NOW, 1, 60)).toBe(61);
+    expect(await counters[0]!.consume('key_1', NOW, 1, 60)).toBe(62);
+  });
+
+  it('start a new window from nothing', async () => {
+    const { counters } = cluster(1);
+    await admitted(counters[0]!, 60, 60);
+    expect(await counters[0]!.consume('key_1', NOW + 60_000, 1, 60)).toBe(1);
+  });
+
+  it('give a refunded token back to the worker for its next request', async () => {
+    const { counters, messages } = cluster(1);
+    await counters[0]!.consume('key_1', NOW, 1, 60);
+    const before = messages();
+    counters[0]!.refund('key_1', NOW, 1);
+    expect(await counters[0]!.consume('key_1', NOW, 1, 60)).toBe(1);
+    expect(messages()).toBe(before);
+  });
+});
