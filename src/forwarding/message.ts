@@ -1,19 +1,14 @@
 import type { RecordedEvent } from '../application/ports/event-store.ts';
+import { publicEventData } from '../shared/event-data.ts';
 import type { OutgoingMessage } from './publisher.ts';
 
 /**
  * The Kafka message of one event: the contract with downstream consumers (README, production
  * section). Key: the stream name, so the events of one stream go to one partition in order.
  * Value: the event as JSON, revision and position as decimal strings, with secret material left
- * out of its data. Headers repeat what a consumer needs to route or deduplicate without parsing
+ * out of its data (src/shared/event-data.ts). Headers repeat what a consumer needs to route or deduplicate without parsing
  * the value.
  */
-
-/**
- * Data fields never published: the topic is read by more parties than the store. `secretHash`
- * (ApiKeyIssued) is an unsalted SHA-256 of an API key; the key registry needs it, consumers don't.
- */
-const SECRET_DATA_FIELDS: ReadonlySet<string> = new Set(['secretHash']);
 
 export type EventMessageValue = {
   readonly eventId: string;
@@ -42,7 +37,7 @@ export function toKafkaMessage(event: RecordedEvent): OutgoingMessage {
     streamName: event.streamName,
     revision: event.revision.toString(),
     position: event.position.toString(),
-    data: withoutSecrets(event.data),
+    data: publicEventData(event.data),
     metadata: event.metadata,
   };
   return {
@@ -56,9 +51,4 @@ export function toKafkaMessage(event: RecordedEvent): OutgoingMessage {
       [HEADERS.contentType]: 'application/json',
     },
   };
-}
-
-function withoutSecrets(data: Readonly<Record<string, unknown>>): Readonly<Record<string, unknown>> {
-  if (!Object.keys(data).some((key) => SECRET_DATA_FIELDS.has(key))) return data;
-  return Object.fromEntries(Object.entries(data).filter(([key]) => !SECRET_DATA_FIELDS.has(key)));
 }
