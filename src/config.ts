@@ -62,6 +62,8 @@ const schema = z
     IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
     /** How often the read model snapshot is written, in events applied since the last one. */
     SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
+    /** How long a request with X-Min-Position waits for the read models before its 503. */
+    MIN_POSITION_WAIT_MS: positiveInt.max(60_000).default(2000),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
@@ -103,6 +105,7 @@ export type Config = Readonly<{
   petIdBlockSize: number;
   idempotencyKeyTtlMs: number;
   snapshotEveryEvents: number;
+  minPositionWaitMs: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
   /** Addresses and CIDR ranges of trusted proxies; false: none. */
@@ -148,6 +151,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     petIdBlockSize: e.PET_ID_BLOCK_SIZE,
     idempotencyKeyTtlMs: e.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000,
     snapshotEveryEvents: e.SNAPSHOT_EVERY_EVENTS,
+    minPositionWaitMs: e.MIN_POSITION_WAIT_MS,
     redisUrl: e.REDIS_URL,
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
     trustProxy: e.TRUST_PROXY,

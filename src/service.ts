@@ -12,6 +12,7 @@ import { connectRateLimitRedis } from './rate-limits/redis.ts';
 import { memoryCounters, redisCounters } from './rate-limits/window-counter.ts';
 import { apiKeyReadModel } from './read-models/api-key-read-model.ts';
 import { petReadModel } from './read-models/pet-read-model.ts';
+import { readModelOperations } from './read-models/operations.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
 import { dataDirSnapshots } from './read-models/snapshot-file.ts';
 import { type Clock, systemClock } from './shared/context.ts';
@@ -48,6 +49,7 @@ type ServiceConfig = Pick<
   | 'petIdBlockSize'
   | 'idempotencyKeyTtlMs'
   | 'snapshotEveryEvents'
+  | 'minPositionWaitMs'
   | 'redisUrl'
   | 'rateLimitBanSeconds'
 >;
@@ -60,12 +62,11 @@ export async function startService(
 ): Promise<Service> {
   const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const snapshots = options.snapshots === false ? undefined : dataDirSnapshots(config.dataDir);
   const readModels = new ProjectionGroup({
     store,
     logger,
-    ...(options.snapshots === false
-      ? {}
-      : { snapshots: dataDirSnapshots(config.dataDir), snapshotEveryEvents: config.snapshotEveryEvents }),
+    ...(snapshots && { snapshots, snapshotEveryEvents: config.snapshotEveryEvents }),
   });
   const waitFor = (position: bigint) => readModels.waitFor(position);
   const pets = petReadModel(readModels.add(petListProjection), waitFor);
@@ -75,7 +76,16 @@ export async function startService(
       ? undefined
       : connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
-  const application = createApplication({ store, pets, clock, logger, config });
+  const application = createApplication({
+    store,
+    pets,
+    keys,
+    progress: readModels,
+    readModels: readModelOperations({ group: readModels, store, snapshots, logger }),
+    clock,
+    logger,
+    config,
+  });
   const auth = createAuth({
     store,
     keys,

@@ -5,9 +5,17 @@ import { removePetCommand } from './commands/remove-pet.ts';
 import { updatePetCommand } from './commands/update-pet.ts';
 import { PetIdAllocator } from './pet-id-allocator.ts';
 import type { EventStore } from './ports/event-store.ts';
-import type { PetReadModel } from './ports/read-models.ts';
+import type {
+  ApiKeyReadModel,
+  PetReadModel,
+  ReadModelOperations,
+  ReadModelProgress,
+} from './ports/read-models.ts';
+import { consistency } from './consistency.ts';
+import { eventFeedQueries } from './queries/event-feed.ts';
 import { getPetQuery } from './queries/get-pet.ts';
 import { listPetsQuery } from './queries/list-pets.ts';
+import { petChangeQueries } from './queries/pet-changes.ts';
 
 export type { RequestContext } from '../shared/context.ts';
 export type { CreatePetOptions, CreatePetResult } from './commands/create-pet.ts';
@@ -15,6 +23,9 @@ export type { ChangeOptions, PetChangeResult } from './commands/pet-stream.ts';
 export type { RemovePetOptions } from './commands/remove-pet.ts';
 export type { PetChange } from './ports/read-models.ts';
 export type { ListPetsQuery, PetsPage } from './queries/list-pets.ts';
+export type { AuditEvent, EventFeedPage, EventFeedQuery } from './queries/event-feed.ts';
+export type { ResumedPetChanges } from './queries/pet-changes.ts';
+export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 
 /**
  * The one application layer: commands and queries that REST and GraphQL both call. Adapters
@@ -25,12 +36,19 @@ export type Application = ReturnType<typeof createApplication>;
 export type ApplicationDependencies = {
   readonly store: EventStore;
   readonly pets: PetReadModel;
+  readonly keys: ApiKeyReadModel;
+  /** Where this process's read models stand (read-your-writes, X-Min-Position). */
+  readonly progress: ReadModelProgress;
+  /** Status, rebuilds and verification of this process's read models (operators, scope admin). */
+  readonly readModels: ReadModelOperations;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: {
     /** How many pet ids this process reserves from the shared id stream at a time. */
     readonly petIdBlockSize: number;
     readonly idempotencyKeyTtlMs: number;
+    /** How long a read waits for the position of X-Min-Position before its 503. */
+    readonly minPositionWaitMs: number;
   };
 };
 
@@ -42,20 +60,32 @@ export function createApplication(deps: ApplicationDependencies) {
     waitFor: (position) => readYourWrites(deps.pets.waitFor(position), logger),
   };
   const ids = new PetIdAllocator(store, config.petIdBlockSize, clock);
+  const positions = consistency({
+    store,
+    progress: deps.progress,
+    minPositionWaitMs: config.minPositionWaitMs,
+  });
+  const createPet = createPetCommand({
+    store,
+    nextPetId: () => ids.nextId(),
+    readModel: pets,
+    clock,
+    idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
+  });
+  const updatePet = updatePetCommand({ store, readModel: pets, clock });
+  const removePet = removePetCommand({ store, readModel: pets, clock });
   return {
-    createPet: createPetCommand({
-      store,
-      nextPetId: () => ids.nextId(),
-      readModel: pets,
-      clock,
-      idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
-    }),
-    updatePet: updatePetCommand({ store, readModel: pets, clock }),
-    removePet: removePetCommand({ store, readModel: pets, clock }),
+    // Every write tells the request the store position it reached (see consistency.ts).
+    createPet: (...args: Parameters<typeof createPet>) => positions.withPosition(args[1], createPet(...args)),
+    updatePet: (...args: Parameters<typeof updatePet>) => positions.withPosition(args[2], updatePet(...args)),
+    removePet: (...args: Parameters<typeof removePet>) => positions.withPosition(args[1], removePet(...args)),
     listPets: listPetsQuery(pets),
     getPet: getPetQuery(pets),
-    /** Calls `listener` with every pet created, changed or removed from now on, in store order. */
-    onPetChange: (listener: Parameters<PetReadModel['onChange']>[0]) => pets.onChange(listener),
+    ...petChangeQueries({ store, pets, progress: deps.progress }),
+    ...eventFeedQueries({ store, keys: deps.keys }),
+    /** Answers once this process's read models include the position (X-Min-Position), or fails within the bound. */
+    awaitPosition: positions.awaitPosition,
+    readModels: deps.readModels,
   };
 }
 

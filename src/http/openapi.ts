@@ -8,7 +8,7 @@ import document from '../../schema/openapi.json' with { type: 'json' };
  */
 export const openApiDocument = document;
 
-const { PetStatus, Pet, Error: ErrorSchema } = document.components.schemas;
+const { PetStatus, Pet, Error: ErrorSchema, AuditEvent } = document.components.schemas;
 
 /** The Pet schema with its `$ref` resolved, for fast-json-stringify. */
 export const petResponseSchema = {
@@ -17,6 +17,7 @@ export const petResponseSchema = {
 };
 export const petsResponseSchema = { type: 'array', items: petResponseSchema } as const;
 export const errorResponseSchema = ErrorSchema;
+export const auditEventsResponseSchema = { type: 'array', items: AuditEvent } as const;
 
 export async function openApiRoute(app: FastifyInstance): Promise<void> {
   const body = JSON.stringify(document);

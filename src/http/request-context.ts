@@ -11,10 +11,23 @@ declare module 'fastify' {
      */
     probe?: boolean;
   }
+  interface FastifyRequest {
+    /** The store position of the last event this request wrote (see store-position.ts). */
+    storePosition: bigint | undefined;
+  }
 }
 
-/** The request's correlation id, and the id of its API key once the guard has authenticated it. */
+/**
+ * The request's correlation id, the id of its API key once the guard has authenticated it, and
+ * where the application tells the store position of what the request wrote.
+ */
 export function requestContext(request: FastifyRequest): RequestContext {
   const apiKeyId = request.apiKey?.keyId;
-  return apiKeyId === undefined ? { correlationId: request.id } : { correlationId: request.id, apiKeyId };
+  const recordPosition = (position: bigint) => {
+    if (request.storePosition === undefined || position > request.storePosition)
+      request.storePosition = position;
+  };
+  return apiKeyId === undefined
+    ? { correlationId: request.id, recordPosition }
+    : { correlationId: request.id, apiKeyId, recordPosition };
 }

@@ -3,6 +3,11 @@ export type RequestContext = {
   readonly correlationId: string;
   /** The authenticated API key's id; absent for system actions. */
   readonly apiKeyId?: string;
+  /**
+   * Told the store position of what a write appended, so that the edge can hand it to the client
+   * (X-Store-Position, GraphQL `extensions`). Absent where nobody asks (the CLI, tests).
+   */
+  readonly recordPosition?: (position: bigint) => void;
 };
 
 /**

@@ -31,6 +31,7 @@ export const ERROR_CODES = [
   // Orders and inventory (issue 12)
 
   // Audit, replay and consistency (issue 13)
+  'position_not_reached',
 
   // Operations: health (issue 14)
 

@@ -30,6 +30,8 @@ export type CreatePetResult = {
   readonly pet: VersionedPet;
   /** True when the pet was created by an earlier request with the same idempotency key. */
   readonly replayed: boolean;
+  /** Store position of the PetCreated this request appended; undefined when it appended none. */
+  readonly position?: bigint;
 };
 
 export type CreatePetDependencies = {
@@ -54,7 +56,7 @@ export function createPetCommand(deps: CreatePetDependencies) {
   ): Promise<CreatePetResult> {
     const newPet = validateNewPet(input);
     if (options.idempotencyKey === undefined) {
-      return { pet: await appendPet(deps, await deps.nextPetId(), newPet, context), replayed: false };
+      return { ...(await appendPet(deps, await deps.nextPetId(), newPet, context)), replayed: false };
     }
     return createIdempotently(deps, newPet, context, validateIdempotencyKey(options.idempotencyKey));
   };
@@ -89,7 +91,7 @@ async function createIdempotently(
       case 'key_reused':
         throw new IdempotencyKeyReusedError();
       case 'replay':
-        return { pet: await ensurePetCreated(deps, decision.petId, newPet, context), replayed: true };
+        return { pet: (await ensurePetCreated(deps, decision.petId, newPet, context)).pet, replayed: true };
       case 'claimable': {
         const id = await deps.nextPetId();
         const claim = claimIdempotencyKey(id, hash, deps.clock.now(), deps.idempotencyKeyTtlMs);
@@ -105,7 +107,7 @@ async function createIdempotently(
           if (error instanceof WrongExpectedRevisionError) continue; // a concurrent request claimed it first
           throw error;
         }
-        return { pet: await ensurePetCreated(deps, id, newPet, context), replayed: false };
+        return { ...(await ensurePetCreated(deps, id, newPet, context)), replayed: false };
       }
       default:
         return assertUnreachable(decision);
@@ -123,11 +125,11 @@ async function ensurePetCreated(
   id: number,
   newPet: NewPet,
   context: RequestContext,
-): Promise<VersionedPet> {
+): Promise<{ pet: VersionedPet; position?: bigint }> {
   const known = deps.readModel.getPet(id);
-  if (known?.version === 0) return known;
+  if (known?.version === 0) return { pet: known };
   const created = await createdPet(deps, id);
-  if (created !== undefined) return created;
+  if (created !== undefined) return { pet: created };
   try {
     return await appendPet(deps, id, newPet, context);
   } catch (error) {
@@ -137,7 +139,7 @@ async function ensurePetCreated(
     if (pet === undefined) throw new Error(`Pet ${id}'s stream holds no PetCreated.`, { cause: error });
     const head = await deps.store.headPosition();
     if (head !== undefined) await deps.readModel.waitFor(head);
-    return pet;
+    return { pet };
   }
 }
 
@@ -152,7 +154,7 @@ async function appendPet(
   id: number,
   newPet: NewPet,
   context: RequestContext,
-): Promise<VersionedPet> {
+): Promise<{ pet: VersionedPet; position: bigint }> {
   const event = decideCreatePet({ type: 'CreatePet', data: newPet }, id);
   const result = await deps.store.appendToStream(
     petStreamName(id),
@@ -160,5 +162,5 @@ async function appendPet(
     { expectedRevision: 'no_stream' },
   );
   await deps.readModel.waitFor(result.position);
-  return { ...event.data, version: Number(result.nextExpectedRevision) };
+  return { pet: { ...event.data, version: Number(result.nextExpectedRevision) }, position: result.position };
 }

@@ -6,10 +6,11 @@ import type { PetStatus, VersionedPet } from '../../domain/pets.ts';
  * the projections of projections/. Every read is synchronous: read models live in memory.
  */
 
-/** A pet created, changed or removed, as the read model has just applied it. */
-export type PetChange =
+/** A pet created, changed or removed, as the read model has just applied it, at the event's store position. */
+export type PetChange = { readonly position: bigint } & (
   | { readonly type: 'created' | 'updated'; readonly pet: VersionedPet }
-  | { readonly type: 'removed'; readonly id: number; readonly version: number };
+  | { readonly type: 'removed'; readonly id: number; readonly version: number }
+);
 
 export type PetReadModel = {
   /** A live pet; undefined when there is none with this id, or it was removed. */

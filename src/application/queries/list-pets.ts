@@ -36,7 +36,7 @@ export function listPetsQuery(readModel: PetReadModel) {
   };
 }
 
-function validateLimit(limit: number | undefined): number {
+export function validateLimit(limit: number | undefined): number {
   if (limit === undefined) return LIST_LIMIT_DEFAULT;
   if (!Number.isInteger(limit) || limit < LIST_LIMIT_MIN || limit > LIST_LIMIT_MAX) {
     throw new ValidationError(

@@ -1,0 +1,52 @@
+import type { FastifyRequest } from 'fastify';
+import type { ChangeOptions } from '../../application/index.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import { parseIfMatch } from './etag.ts';
+
+/** Reading query, path and header values the same way on every route. */
+
+export function stringParam(query: Record<string, unknown>, name: string): string | undefined {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string') throw new ValidationError(`${name} must be given at most once.`, name);
+  return value;
+}
+
+/** Decimal digits only: "1e2", "0x10", " 5" and "5.0" are not integers here. */
+export function integerParam(query: Record<string, unknown>, name: string): number | undefined {
+  const value = stringParam(query, name);
+  if (value === undefined) return undefined;
+  if (!/^-?\d{1,20}$/.test(value)) throw new ValidationError(`${name} must be an integer.`, name);
+  return Number(value);
+}
+
+/** An int64 path parameter, exactly (ids above 2^53−1 are well-formed, and found nowhere). */
+export function idParam(request: FastifyRequest, name: string): bigint {
+  const raw = (request.params as Record<string, string>)[name]!;
+  if (!/^-?\d{1,25}$/.test(raw)) throw new ValidationError(`${name} must be an integer.`, name);
+  return BigInt(raw);
+}
+
+export function singleHeader(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  if (Array.isArray(value)) throw new ValidationError(`${name} must be sent at most once.`, name);
+  return value;
+}
+
+/** The versions `If-Match` names, as the application's change options (none for `*` or no header). */
+export function ifMatch(request: FastifyRequest): ChangeOptions {
+  const condition = parseIfMatch(request.headers['if-match']);
+  return condition === undefined || 'any' in condition ? {} : { expectedVersions: condition.versions };
+}
+
+/**
+ * The next page's URL, keeping the query's limit, status and asOf. The first two were validated by
+ * then (decimal digits, and one of the statuses), so they go in as they came; a time is encoded.
+ */
+export function nextPageLink(path: string, query: Record<string, unknown>, after: number): string {
+  let link = `<${path}?`;
+  if (typeof query.limit === 'string') link += `limit=${query.limit}&`;
+  if (typeof query.status === 'string') link += `status=${query.status}&`;
+  if (typeof query.asOf === 'string') link += `asOf=${encodeURIComponent(query.asOf)}&`;
+  return `${link}after=${after}>; rel="next"`;
+}
