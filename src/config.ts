@@ -80,6 +80,8 @@ const schema = z
     KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
     /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */
     KAFKA_FORWARDER: booleanFlag.default(false),
+    /** The API key `petstore projections … --url` sends to a running server (scope admin). */
+    PETSTORE_API_KEY: z.string().min(1).optional(),
     /** Unset: on outside production. */
     GRAPHQL_INTROSPECTION: booleanFlag.optional(),
     GRAPHQL_GRAPHIQL: booleanFlag.optional(),
@@ -117,6 +119,8 @@ export type Config = Readonly<{
     inProcessForwarder: boolean;
   }>;
   graphql: Readonly<{ introspection: boolean; graphiql: boolean }>;
+  /** For the CLI's calls to a running server; the server itself never uses it. */
+  apiKey: string | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -170,5 +174,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       graphiql: e.GRAPHQL_GRAPHIQL ?? !production,
     }),
+    apiKey: e.PETSTORE_API_KEY,
   });
 }

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { apiKeysProjection } from '../projections/api-keys.ts';
 import { petListProjection } from '../projections/pet-list.ts';
+import type { Projection } from '../projections/projection.ts';
 import { type Auth, createAuth } from './application/auth.ts';
 import { grantDefaultScopes } from './application/commands/api-keys.ts';
 import { type Application, createApplication } from './application/index.ts';
@@ -16,6 +17,12 @@ import { readModelOperations } from './read-models/operations.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
 import { dataDirSnapshots } from './read-models/snapshot-file.ts';
 import { type Clock, systemClock } from './shared/context.ts';
+
+/** Every projection a server keeps a read model of (operators' commands list them from here). */
+export const PROJECTIONS = [
+  petListProjection,
+  apiKeysProjection,
+] as unknown as readonly Projection<unknown>[];
 
 /**
  * The service without its HTTP edge: the event store, every read model of the process (fed by one

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import { ReadModel } from './read-model.ts';
+import type { SnapshotStore } from './snapshot-file.ts';
 
 /** How far a fold from position 0 has come. */
 export type FoldProgress = {
@@ -14,7 +15,9 @@ export type FoldProgress = {
 export type FoldBesideOptions<State, Result> = {
   readonly store: EventStore;
   /** The read model to catch up with: it may move on meanwhile (the group keeps feeding it). */
-  readonly live: ReadModel<State>;
+  readonly live: Pick<ReadModel<State>, 'projection' | 'checkpoint'>;
+  /** Where the fresh read model may save its snapshot (by default it saves none). */
+  readonly snapshots?: SnapshotStore;
   /** Resolves once `live` includes this position. */
   readonly waitFor: (position: bigint) => Promise<void>;
   readonly logger: Logger;
@@ -37,7 +40,7 @@ export type FoldBesideOptions<State, Result> = {
  */
 export async function foldBeside<State, Result>(options: FoldBesideOptions<State, Result>): Promise<Result> {
   const { live } = options;
-  const fresh = new ReadModel(live.projection, undefined, options.logger);
+  const fresh = new ReadModel(live.projection, options.snapshots, options.logger);
   const progress = { events: 0, startedAtMs: Date.now() };
   const report = () =>
     options.onProgress?.({ ...progress, position: fresh.checkpoint, target: live.checkpoint });

@@ -1,9 +1,19 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
-import type { RecordedEvent } from '../application/ports/event-store.ts';
+import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
 const MIN_PERIODIC_SNAPSHOT_INTERVAL_MS = 60_000;
+
+/** The id of the event at a position of this store (what a snapshot's checkpointEventId is checked against). */
+export function eventIdAt(store: EventStore): (position: bigint) => Promise<string | undefined> {
+  return async (position) => {
+    for await (const event of store.readAll({ after: position - 1n, maxCount: 1 })) {
+      return event.position === position ? event.metadata.eventId : undefined;
+    }
+    return undefined;
+  };
+}
 
 /** How a read model started: from nothing, from its snapshot, or from an earlier version's (see `servesSnapshotsOf`). */
 export type Restored = 'from-events' | 'from-snapshot' | { readonly interimFromVersion: number };

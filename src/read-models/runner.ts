@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 import type { RebuildStatus } from '../application/ports/read-models.ts';
-import { ReadModel } from './read-model.ts';
+import { eventIdAt, ReadModel } from './read-model.ts';
 import { Rebuild } from './rebuild.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
@@ -62,8 +62,8 @@ export class ProjectionGroup {
     if (leftovers.length > 0)
       logger.warn({ files: leftovers }, 'removed what interrupted snapshot writes left');
     const head = await this.#options.store.headPosition();
-    const eventIdAt = (position: bigint) => this.#eventIdAt(position);
-    await Promise.all(this.#readModels.map((readModel) => readModel.restore(eventIdAt)));
+    const idAt = eventIdAt(this.#options.store);
+    await Promise.all(this.#readModels.map((readModel) => readModel.restore(idAt)));
     // From the oldest checkpoint: each read model skips what it already includes.
     const checkpoints = this.#readModels.map((readModel) => readModel.checkpoint);
     this.#position =
@@ -111,13 +111,6 @@ export class ProjectionGroup {
     if (this.#position !== undefined && this.#position >= position) return Promise.resolve();
     if (this.#stopped) return Promise.reject(new Error('The read models have stopped.'));
     return new Promise((resolve, reject) => this.#waiters.push({ position, resolve, reject }));
-  }
-
-  async #eventIdAt(position: bigint): Promise<string | undefined> {
-    for await (const event of this.#options.store.readAll({ after: position - 1n, maxCount: 1 })) {
-      return event.position === position ? event.metadata.eventId : undefined;
-    }
-    return undefined;
   }
 
   /** Position up to which every read model is current. */

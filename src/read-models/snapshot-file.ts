@@ -166,6 +166,11 @@ function isRunning(pid: number): boolean {
   }
 }
 
+/** The same snapshots, for a tool that must leave them as they are (the CLI beside a running server). */
+export function readOnly(snapshots: SnapshotStore): SnapshotStore {
+  return { ...snapshots, save: async () => {}, removeLeftovers: async () => [] };
+}
+
 /** Where a service keeps its read-model snapshots: `snapshots/` in its data directory. */
 export function dataDirSnapshots(dataDir: string): SnapshotStore {
   return snapshotDirectory(path.join(dataDir, 'snapshots'));

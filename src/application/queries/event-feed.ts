@@ -33,6 +33,11 @@ export type EventFeedQuery = {
   readonly limit?: number;
 };
 
+export type FollowQuery = Omit<EventFeedQuery, 'limit'> & {
+  /** Without `after`: from the first event (true) or from the store's head, only what comes next. */
+  readonly fromStart?: boolean;
+};
+
 export type EventFeedPage = {
   readonly events: readonly AuditEvent[];
   /** Pass as `after` for the next page; absent once the store has no more. */
@@ -72,10 +77,10 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
      * until `signal` aborts. The query is checked at once; the events are pulled: a consumer that
      * reads slowly slows its own subscription, and nothing piles up in memory.
      */
-    followEvents(query: Omit<EventFeedQuery, 'limit'>, signal: AbortSignal): AsyncIterable<AuditEvent> {
+    followEvents(query: FollowQuery, signal: AbortSignal): AsyncIterable<AuditEvent> {
       const filter = validateFilter(query);
       const after = query.after === undefined ? undefined : parsePosition(query.after, 'after');
-      return follow(store, keys, filter, after, signal);
+      return follow(store, keys, filter, after ?? (query.fromStart === true ? 'start' : 'head'), signal);
     },
   };
 }
@@ -84,10 +89,10 @@ async function* follow(
   store: EventStore,
   keys: ApiKeyReadModel,
   filter: Filter,
-  from: bigint | undefined,
+  from: bigint | 'start' | 'head',
   signal: AbortSignal,
 ): AsyncGenerator<AuditEvent> {
-  const after = from ?? (await store.headPosition());
+  const after = from === 'head' ? await store.headPosition() : from === 'start' ? undefined : from;
   if (signal.aborted) return;
   const subscription = store.subscribeToAll(after === undefined ? {} : { after });
   const close = () => void subscription.close();
