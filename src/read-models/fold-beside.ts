@@ -68,7 +68,10 @@ export async function foldBeside<State, Result>(options: FoldBesideOptions<State
           stopover.reached(fresh);
           stopover = undefined;
         }
-        if (fresh.checkpoint === live.checkpoint) return options.caughtUp(fresh);
+        if (fresh.checkpoint === live.checkpoint) {
+          report();
+          return options.caughtUp(fresh);
+        }
       }
       report();
     }
