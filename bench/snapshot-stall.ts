@@ -24,6 +24,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '20' },
     'get-rate': { type: 'string', default: '500' },
     'post-rate': { type: 'string', default: '100' },
+    'trace-gc': { type: 'boolean', default: false },
   },
 });
 const pets = Number(values.pets);
@@ -61,7 +62,8 @@ try {
 
 async function startServer(dir: string, snapshotEvery: number) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'start'], {
+  const flags = values['trace-gc'] ? ['--trace-gc'] : [];
+  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'bin/petstore.js'), 'start'], {
     cwd: ROOT,
     env: { ...process.env, ...petstoreEnv(dir, port), SNAPSHOT_EVERY_EVENTS: String(snapshotEvery) },
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -69,7 +71,7 @@ async function startServer(dir: string, snapshotEvery: number) {
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
-    for (const line of chunk.toString().split('\n')) if (/snapshot/i.test(line)) log(line);
+    for (const line of chunk.toString().split('\n')) if (/snapshot|Mark-Compact/i.test(line)) log(line.slice(0, 160));
   });
   const exited = once(child, 'exit');
   const url = `http://127.0.0.1:${port}`;
@@ -86,13 +88,27 @@ async function startServer(dir: string, snapshotEvery: number) {
   };
 }
 
-/** Two seconds of reads first, so that the runs compare steady states rather than a cold JIT. */
+/** Of "sent:took" pairs, the slowest of each 250 ms of sending. */
+function slowest(pairs: readonly string[]): string[] {
+  const worst = new Map<number, [number, number]>();
+  for (const pair of pairs) {
+    const [sent, took] = pair.split(':').map(Number) as [number, number];
+    const bucket = Math.floor(sent / 250);
+    if ((worst.get(bucket)?.[1] ?? 0) < took) worst.set(bucket, [sent, took]);
+  }
+  return [...worst.values()].sort((a, b) => a[0] - b[0]).map(([sent, took]) => `${sent}:${took}`);
+}
+
+/** Two seconds of reads first, over many connections, so that the runs compare steady states. */
 async function warmUp(url: string, authorization: string): Promise<void> {
   const until = performance.now() + 2000;
-  while (performance.now() < until) {
-    const response = await fetch(`${url}/v1/pets?limit=20`, { headers: { authorization } });
-    await response.arrayBuffer();
-  }
+  const loop = async () => {
+    while (performance.now() < until) {
+      const response = await fetch(`${url}/v1/pets?limit=20`, { headers: { authorization } });
+      await response.arrayBuffer();
+    }
+  };
+  await Promise.all(Array.from({ length: 32 }, loop));
 }
 
 /** Fixed-rate GETs and POSTs for `seconds`; the GETs' latency percentiles in ms. */
@@ -134,7 +150,7 @@ async function measure(url: string, authorization: string) {
     if (response.status !== 201) failures.push(`POST ${response.status}`);
   });
   await Promise.all(pending);
-  if (slow.length > 0) log(`slow GETs (sent at ms: took ms): ${slow.slice(0, 40).join(' ')}`);
+  if (slow.length > 0) log(`slow GETs, the slowest sent in each 250 ms (sent at ms: took ms): ${slowest(slow).join(' ')}`);
   const sorted = Float64Array.from(latencies).sort();
   const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   const round = (ms: number) => Math.round(ms * 10) / 10;

@@ -1,8 +1,8 @@
 /**
  * A projection is pure code: a state, an `evolve` that folds one event into it, and a version.
- * Bumping `version` makes the runner rebuild the read model from position 0. `evolve` may update
- * the state in place and return it (read models hold millions of entries; copying is not an option),
- * but it does no I/O and reads no clock.
+ * Bumping `version` makes the runner rebuild the read model from position 0 (see
+ * `servesSnapshotsOf`). `evolve` may update the state in place and return it (read models hold
+ * millions of entries; copying is not an option), but it does no I/O and reads no clock.
  */
 export type ProjectedEvent = {
   readonly type: string;
