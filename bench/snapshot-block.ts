@@ -27,7 +27,14 @@ try {
   const batch: RecordedEvent[] = [];
   for (let id = 1; id <= pets; id++) {
     const metadata = { eventId: randomUUID(), occurredAt: '', correlationId: '', schemaVersion: 1 };
-    batch.push({ type: 'PetCreated', data: seededPet(id), streamName: `pet-${id}`, revision: 0n, position: BigInt(id), metadata });
+    batch.push({
+      type: 'PetCreated',
+      data: seededPet(id),
+      streamName: `pet-${id}`,
+      revision: 0n,
+      position: BigInt(id),
+      metadata,
+    });
     if (batch.length === 10_000 || id === pets) readModel.apply(batch.splice(0), undefined);
   }
   for (let run = 1; run <= Number(values.runs); run++) {
@@ -37,7 +44,9 @@ try {
     await readModel.saveSnapshot();
     const totalMs = performance.now() - started;
     const longestGapMs = gaps.stop();
-    process.stdout.write(`${JSON.stringify({ pets, run, longestGapMs: round(longestGapMs), totalMs: round(totalMs) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ pets, run, longestGapMs: round(longestGapMs), totalMs: round(totalMs) })}\n`,
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -45,7 +54,14 @@ try {
 
 function batch0(position: number): RecordedEvent {
   const metadata = { eventId: randomUUID(), occurredAt: '', correlationId: '', schemaVersion: 1 };
-  return { type: 'PetIdBlockReserved', data: {}, streamName: 'pet-ids', revision: 0n, position: BigInt(position), metadata };
+  return {
+    type: 'PetIdBlockReserved',
+    data: {},
+    streamName: 'pet-ids',
+    revision: 0n,
+    position: BigInt(position),
+    metadata,
+  };
 }
 
 /** The longest time between two turns of the event loop from now until stop(). */

@@ -71,7 +71,8 @@ async function startServer(dir: string, snapshotEvery: number) {
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => {
     output += chunk.toString();
-    for (const line of chunk.toString().split('\n')) if (/snapshot|Mark-Compact/i.test(line)) log(line.slice(0, 160));
+    for (const line of chunk.toString().split('\n'))
+      if (/snapshot|Mark-Compact/i.test(line)) log(line.slice(0, 160));
   });
   const exited = once(child, 'exit');
   const url = `http://127.0.0.1:${port}`;
@@ -150,7 +151,8 @@ async function measure(url: string, authorization: string) {
     if (response.status !== 201) failures.push(`POST ${response.status}`);
   });
   await Promise.all(pending);
-  if (slow.length > 0) log(`slow GETs, the slowest sent in each 250 ms (sent at ms: took ms): ${slowest(slow).join(' ')}`);
+  if (slow.length > 0)
+    log(`slow GETs, the slowest sent in each 250 ms (sent at ms: took ms): ${slowest(slow).join(' ')}`);
   const sorted = Float64Array.from(latencies).sort();
   const rank = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
   const round = (ms: number) => Math.round(ms * 10) / 10;
