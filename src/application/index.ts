@@ -25,6 +25,7 @@ export type { PetChange } from './ports/read-models.ts';
 export type { ListPetsQuery, PetsPage } from './queries/list-pets.ts';
 export type { AuditEvent, EventFeedPage, EventFeedQuery } from './queries/event-feed.ts';
 export type { ResumedPetChanges } from './queries/pet-changes.ts';
+export { parsePosition } from './queries/positions.ts';
 export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 
 /**

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Application, EventFeedQuery } from '../../application/index.ts';
+import { type Application, type EventFeedQuery, parsePosition } from '../../application/index.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
@@ -27,14 +27,13 @@ export async function auditEventRoutes(
     { config: AUDIT, schema: { response: { 200: auditEventsResponseSchema } } },
     async (request, reply) => {
       const query = request.query as Record<string, unknown>;
-      const filter = feedFilter(query);
+      const after = position(stringParam(query, 'after'), 'after');
+      // A reconnecting client's Last-Event-ID, when it sends one, is where it resumes.
+      const resumeAt = position(singleHeader(request, 'last-event-id'), 'Last-Event-ID');
+      const filter = { ...feedFilter(query), ...optional('after', resumeAt ?? after) };
       if (wantsEventStream(request)) {
-        const resumeAt = singleHeader(request, 'last-event-id') ?? filter.after;
         const stream = new AbortController();
-        const events = application.followEvents(
-          { ...filter, ...(resumeAt !== undefined && { after: resumeAt }) },
-          stream.signal,
-        );
+        const events = application.followEvents(filter, stream.signal);
         open.add(stream);
         reply.raw.once('close', () => {
           stream.abort();
@@ -57,12 +56,15 @@ export async function auditEventRoutes(
   allowOnly(app, '/audit/events', ['GET', 'HEAD']);
 }
 
-function feedFilter(query: Record<string, unknown>): Omit<EventFeedQuery, 'limit'> & { after?: string } {
+function feedFilter(query: Record<string, unknown>): Omit<EventFeedQuery, 'limit' | 'after'> {
   return {
-    ...optional('after', stringParam(query, 'after')),
     ...optional('type', stringParam(query, 'type')),
     ...optional('stream', stringParam(query, 'stream')),
   };
+}
+
+function position(value: string | undefined, name: string): bigint | undefined {
+  return value === undefined ? undefined : parsePosition(value, name);
 }
 
 function optional<K extends string, V>(name: K, value: V | undefined): { [key in K]?: V } {

@@ -126,6 +126,27 @@ describe('GET /v1/audit/events', () => {
     });
   });
 
+  it('resumes a page after Last-Event-ID too, and refuses one that is not a position', async () => {
+    const { id } = await createPet();
+    const [created] = await server.testApp.store.readStream(`pet-${id}`);
+    const headers = { ...auth(auditor), 'last-event-id': String(created!.position - 1n) };
+    const response = await fetch(`${server.origin}/v1/audit/events?limit=1&after=0`, { headers });
+    expect(((await response.json()) as AuditEvent[]).map((event) => event.position)).toEqual([
+      String(created!.position),
+    ]);
+    const refused = await fetch(`${server.origin}/v1/audit/events`, {
+      headers: { ...auth(auditor), 'last-event-id': 'abc' },
+    });
+    expect([refused.status, await refused.json()]).toEqual([
+      400,
+      {
+        code: 'validation_failed',
+        message: 'Last-Event-ID must be a store position: decimal digits.',
+        status: 400,
+      },
+    ]);
+  });
+
   it('needs the audit:read scope', async () => {
     expect(await page('', writer)).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
   });
