@@ -59,6 +59,12 @@ export async function foldBeside<State, Result>(options: FoldBesideOptions<State
         const upTo = Math.min(count(rest, live.checkpoint!), toStopover || rest.length);
         if (upTo === 0) {
           await abortable(options.waitFor(rest[0]!.position), options.signal); // live has not applied it yet
+          // A target that does not move (a head, a snapshot's position) without an event of the feed
+          // there (KurrentDB skips events it cannot read): every event up to it is folded.
+          if (live.checkpoint! < rest[0]!.position) {
+            report();
+            return options.caughtUp(fresh);
+          }
           continue;
         }
         fresh.apply(rest.slice(0, upTo), undefined);

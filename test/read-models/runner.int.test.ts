@@ -103,8 +103,8 @@ describe('ProjectionRunner', () => {
     const r = runner(1, { snapshotEveryEvents: 2 });
     await r.start();
     await r.waitFor(await append('A', 'B'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await snapshots.load('counting')).toMatchObject({
+    // Written in the background (a chunk at a time, then fsynced): poll for it.
+    await expect.poll(() => snapshots.load('counting')).toMatchObject({
       ok: true,
       snapshot: { version: 1, parts: [{ count: 2 }] },
     });
