@@ -104,10 +104,12 @@ describe('ProjectionRunner', () => {
     await r.start();
     await r.waitFor(await append('A', 'B'));
     // Written in the background (a chunk at a time, then fsynced): poll for it.
-    await expect.poll(() => snapshots.load('counting')).toMatchObject({
-      ok: true,
-      snapshot: { version: 1, parts: [{ count: 2 }] },
-    });
+    await expect
+      .poll(() => snapshots.load('counting'))
+      .toMatchObject({
+        ok: true,
+        snapshot: { version: 1, parts: [{ count: 2 }] },
+      });
     await r.stop();
   });
 
