@@ -62,6 +62,8 @@ const schema = z
     IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
     /** How often the read model snapshot is written, in events applied since the last one. */
     SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
+    /** How long a request with X-Min-Position waits for the read models before its 503. */
+    MIN_POSITION_WAIT_MS: positiveInt.max(60_000).default(2000),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
@@ -87,6 +89,8 @@ const schema = z
      * first stream's events are written and before the commit, for the crash tests of orders.
      */
     PETSTORE_FAILPOINT: z.enum(['kill-between-streams']).optional(),
+    /** The API key `petstore projections … --url` sends to a running server (scope admin). */
+    PETSTORE_API_KEY: z.string().min(1).optional(),
     /** Unset: on outside production. */
     GRAPHQL_INTROSPECTION: booleanFlag.optional(),
     GRAPHQL_GRAPHIQL: booleanFlag.optional(),
@@ -119,6 +123,7 @@ export type Config = Readonly<{
   petIdBlockSize: number;
   idempotencyKeyTtlMs: number;
   snapshotEveryEvents: number;
+  minPositionWaitMs: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
   /** Per client address, for requests without a valid key and for the public routes. */
@@ -134,6 +139,8 @@ export type Config = Readonly<{
   graphql: Readonly<{ introspection: boolean; graphiql: boolean }>;
   /** A test's failpoint (PETSTORE_FAILPOINT), only ever set when NODE_ENV=test. */
   failpoint: 'kill-between-streams' | undefined;
+  /** For the CLI's calls to a running server; the server itself never uses it. */
+  apiKey: string | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -168,6 +175,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     petIdBlockSize: e.PET_ID_BLOCK_SIZE,
     idempotencyKeyTtlMs: e.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000,
     snapshotEveryEvents: e.SNAPSHOT_EVERY_EVENTS,
+    minPositionWaitMs: e.MIN_POSITION_WAIT_MS,
     redisUrl: e.REDIS_URL,
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
     anonymousLimits: Object.freeze({ perMinute: e.ANONYMOUS_PER_MINUTE, perDay: e.ANONYMOUS_PER_DAY }),
@@ -188,5 +196,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       graphiql: e.GRAPHQL_GRAPHIQL ?? !production,
     }),
     failpoint: e.NODE_ENV === 'test' ? e.PETSTORE_FAILPOINT : undefined,
+    apiKey: e.PETSTORE_API_KEY,
   });
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { apiKeysProjection } from '../projections/api-keys.ts';
 import { ordersProjection } from '../projections/orders.ts';
 import { petListProjection } from '../projections/pet-list.ts';
+import type { Projection } from '../projections/projection.ts';
 import { type Auth, createAuth } from './application/auth.ts';
 import { grantDefaultScopes } from './application/commands/api-keys.ts';
 import { type Application, createApplication } from './application/index.ts';
@@ -15,10 +16,17 @@ import { memoryCounters, redisCounters } from './rate-limits/window-counter.ts';
 import { apiKeyReadModel } from './read-models/api-key-read-model.ts';
 import { orderReadModel } from './read-models/order-read-model.ts';
 import { petReadModel } from './read-models/pet-read-model.ts';
+import { readModelOperations } from './read-models/operations.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
 import { SqliteTemporalIndex } from './read-models/temporal-index.ts';
 import { dataDirSnapshots } from './read-models/snapshot-file.ts';
 import { type Clock, systemClock } from './shared/context.ts';
+
+/** Every projection a server keeps a read model of (operators' commands list them from here). */
+export const PROJECTIONS = [
+  petListProjection,
+  apiKeysProjection,
+] as unknown as readonly Projection<unknown>[];
 
 /**
  * The service without its HTTP edge: the event store, every read model of the process (fed by one
@@ -52,6 +60,7 @@ type ServiceConfig = Pick<
   | 'petIdBlockSize'
   | 'idempotencyKeyTtlMs'
   | 'snapshotEveryEvents'
+  | 'minPositionWaitMs'
   | 'redisUrl'
   | 'rateLimitBanSeconds'
   | 'anonymousLimits'
@@ -66,12 +75,11 @@ export async function startService(
 ): Promise<Service> {
   const clock = options.clock ?? systemClock;
   const store = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const snapshots = options.snapshots === false ? undefined : dataDirSnapshots(config.dataDir);
   const readModels = new ProjectionGroup({
     store,
     logger,
-    ...(options.snapshots === false
-      ? {}
-      : { snapshots: dataDirSnapshots(config.dataDir), snapshotEveryEvents: config.snapshotEveryEvents }),
+    ...(snapshots && { snapshots, snapshotEveryEvents: config.snapshotEveryEvents }),
   });
   const waitFor = (position: bigint) => readModels.waitFor(position);
   const pets = petReadModel(readModels.add(petListProjection), waitFor);
@@ -83,7 +91,18 @@ export async function startService(
       : connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
   const temporal = new SqliteTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, logger);
-  const application = createApplication({ store, pets, orders, keys, temporal, clock, logger, config });
+  const application = createApplication({
+    store,
+    pets,
+    orders,
+    keys,
+    temporal,
+    progress: readModels,
+    readModels: readModelOperations({ group: readModels, store, snapshots, logger }),
+    clock,
+    logger,
+    config,
+  });
   const auth = createAuth({
     store,
     keys,

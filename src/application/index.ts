@@ -7,14 +7,24 @@ import { updatePetCommand } from './commands/update-pet.ts';
 import { ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
 import { IdAllocator } from './id-allocator.ts';
 import type { EventStore } from './ports/event-store.ts';
-import type { ApiKeyReadModel, OrderReadModel, PetReadModel, TemporalPetIndex } from './ports/read-models.ts';
+import type {
+  ApiKeyReadModel,
+  OrderReadModel,
+  PetReadModel,
+  ReadModelOperations,
+  ReadModelProgress,
+  TemporalPetIndex,
+} from './ports/read-models.ts';
 import { cancelOrderCommand, completeOrderCommand } from './commands/close-order.ts';
 import { placeOrderCommand } from './commands/place-order.ts';
+import { consistency } from './consistency.ts';
+import { eventFeedQueries } from './queries/event-feed.ts';
 import { getOrderQuery, inventoryQuery, listOrdersQuery } from './queries/orders.ts';
 import { historyQueries } from './queries/history.ts';
 import { timeTravelQueries } from './queries/time-travel.ts';
 import { getPetQuery } from './queries/get-pet.ts';
 import { listPetsQuery } from './queries/list-pets.ts';
+import { petChangeQueries } from './queries/pet-changes.ts';
 
 export type { RequestContext } from '../shared/context.ts';
 export type { CreatePetOptions, CreatePetResult } from './commands/create-pet.ts';
@@ -25,6 +35,10 @@ export type { ListPetsQuery, PetsPage } from './queries/list-pets.ts';
 export type { ListOrdersQuery, OrdersPage } from './queries/orders.ts';
 export type { PlaceOrderResult } from './commands/place-order.ts';
 export type { HistoryEntry, HistoryPage, HistoryQuery } from './queries/history.ts';
+export type { AuditEvent, EventFeedPage, EventFeedQuery } from './queries/event-feed.ts';
+export type { ResumedPetChanges } from './queries/pet-changes.ts';
+export { parsePosition } from './queries/positions.ts';
+export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 
 /**
  * The one application layer: commands and queries that REST and GraphQL both call. Adapters
@@ -38,12 +52,18 @@ export type ApplicationDependencies = {
   readonly orders: OrderReadModel;
   readonly keys: ApiKeyReadModel;
   readonly temporal: TemporalPetIndex;
+  /** Where this process's read models stand (read-your-writes, X-Min-Position). */
+  readonly progress: ReadModelProgress;
+  /** Status, rebuilds and verification of this process's read models (operators, scope admin). */
+  readonly readModels: ReadModelOperations;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly config: {
     /** How many pet (and order) ids this process reserves from the shared id stream at a time. */
     readonly petIdBlockSize: number;
     readonly idempotencyKeyTtlMs: number;
+    /** How long a read waits for the position of X-Min-Position before its 503. */
+    readonly minPositionWaitMs: number;
   };
 };
 
@@ -61,27 +81,41 @@ export function createApplication(deps: ApplicationDependencies) {
     waitFor: (position) => readYourWrites(deps.orders.waitFor(position), logger),
   };
   const orderStreams = { store, orders, pets, clock };
+  const positions = consistency({
+    store,
+    progress: deps.progress,
+    minPositionWaitMs: config.minPositionWaitMs,
+  });
+  const createPet = createPetCommand({
+    store,
+    nextPetId: () => ids.nextId(),
+    readModel: pets,
+    clock,
+    idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
+  });
+  const updatePet = updatePetCommand({ store, readModel: pets, clock });
+  const removePet = removePetCommand({ store, readModel: pets, clock });
+  const placeOrder = placeOrderCommand({
+    ...orderStreams,
+    nextOrderId: () => orderIds.nextId(),
+    idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
+  });
+  const completeOrder = completeOrderCommand(orderStreams);
+  const cancelOrder = cancelOrderCommand(orderStreams);
   return {
-    createPet: createPetCommand({
-      store,
-      nextPetId: () => ids.nextId(),
-      readModel: pets,
-      clock,
-      idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
-    }),
-    updatePet: updatePetCommand({ store, readModel: pets, clock }),
-    removePet: removePetCommand({ store, readModel: pets, clock }),
+    // Every write tells the request the store position it reached (see consistency.ts).
+    createPet: (...args: Parameters<typeof createPet>) => positions.withPosition(args[1], createPet(...args)),
+    updatePet: (...args: Parameters<typeof updatePet>) => positions.withPosition(args[2], updatePet(...args)),
+    removePet: (...args: Parameters<typeof removePet>) => positions.withPosition(args[1], removePet(...args)),
     listPets: listPetsQuery(pets),
     getPet: getPetQuery(pets),
-    /** Calls `listener` with every pet created, changed or removed from now on, in store order. */
-    onPetChange: (listener: Parameters<PetReadModel['onChange']>[0]) => pets.onChange(listener),
-    placeOrder: placeOrderCommand({
-      ...orderStreams,
-      nextOrderId: () => orderIds.nextId(),
-      idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
-    }),
-    completeOrder: completeOrderCommand(orderStreams),
-    cancelOrder: cancelOrderCommand(orderStreams),
+    ...petChangeQueries({ store, pets, progress: deps.progress }),
+    placeOrder: (...args: Parameters<typeof placeOrder>) =>
+      positions.withPosition(args[1], placeOrder(...args)),
+    completeOrder: (...args: Parameters<typeof completeOrder>) =>
+      positions.withPosition(args[1], completeOrder(...args)),
+    cancelOrder: (...args: Parameters<typeof cancelOrder>) =>
+      positions.withPosition(args[1], cancelOrder(...args)),
     listOrders: listOrdersQuery(orders),
     getOrder: getOrderQuery(orders),
     inventory: inventoryQuery(pets),
@@ -92,6 +126,10 @@ export function createApplication(deps: ApplicationDependencies) {
       orders.onChange((order) => {
         if (mayAccessOrder(order, context)) listener(order);
       }),
+    ...eventFeedQueries({ store, keys: deps.keys }),
+    /** Answers once this process's read models include the position (X-Min-Position), or fails within the bound. */
+    awaitPosition: positions.awaitPosition,
+    readModels: deps.readModels,
   };
 }
 

@@ -15,6 +15,8 @@ const commands: Record<
     summary: 'forward events to Kafka (one forwarder at a time)',
     load: () => import('./forward.ts'),
   },
+  events: { summary: "print the store's events as JSON lines (--follow)", load: () => import('./events.ts') },
+  projections: { summary: 'read models: status|rebuild|verify', load: () => import('./projections.ts') },
 };
 
 function usage(): string {

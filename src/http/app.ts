@@ -12,6 +12,9 @@ import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
 import { storeRoutes } from './rest/store.ts';
 import { historyRoutes } from './rest/history.ts';
+import { adminRoutes } from './rest/admin.ts';
+import { auditEventRoutes } from './rest/audit-events.ts';
+import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { refuseWhileShuttingDown } from './shutting-down.ts';
 
@@ -62,11 +65,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   refuseWhileShuttingDown(app);
 
   await app.register(deps.guard);
+  await app.register(storePositions, { application: deps.application });
   await app.register(openApiRoute);
   app.get('/health', { config: { probe: true } }, async () => ({ status: 'ok' }));
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
   await app.register(storeRoutes, { prefix: '/v1', application: deps.application });
   await app.register(historyRoutes, { prefix: '/v1', application: deps.application });
+  await app.register(auditEventRoutes, { prefix: '/v1', application: deps.application });
+  await app.register(adminRoutes, { prefix: '/v1', application: deps.application });
   await app.register(graphqlRoutes, { application: deps.application, config: deps.config.graphql });
   return app;
 }

@@ -15,6 +15,7 @@ const {
   OrderStatus,
   Inventory,
   HistoryEntry,
+  AuditEvent,
   Error: ErrorSchema,
 } = document.components.schemas;
 
@@ -25,6 +26,7 @@ export const petResponseSchema = {
 };
 export const petsResponseSchema = { type: 'array', items: petResponseSchema } as const;
 export const errorResponseSchema = ErrorSchema;
+export const auditEventsResponseSchema = { type: 'array', items: AuditEvent } as const;
 
 /** The Order schema with its `$ref` resolved. */
 export const orderResponseSchema = {

@@ -11,14 +11,24 @@ declare module 'fastify' {
      */
     probe?: boolean;
   }
+  interface FastifyRequest {
+    /** The store position of the last event this request wrote (see store-position.ts). */
+    storePosition: bigint | undefined;
+  }
 }
 
 /**
- * The request's correlation id, and the id of its API key once the guard has authenticated it,
- * with whether that key is an admin's.
+ * The request's correlation id, the id of its API key once the guard has authenticated it (with
+ * whether that key is an admin's), and where the application tells the store position of what the
+ * request wrote.
  */
 export function requestContext(request: FastifyRequest): RequestContext {
   const apiKeyId = request.apiKey?.keyId;
-  if (apiKeyId === undefined) return { correlationId: request.id };
-  return { correlationId: request.id, apiKeyId, admin: request.hasScope('admin') };
+  const recordPosition = (position: bigint) => {
+    if (request.storePosition === undefined || position > request.storePosition)
+      request.storePosition = position;
+  };
+  return apiKeyId === undefined
+    ? { correlationId: request.id, recordPosition }
+    : { correlationId: request.id, apiKeyId, admin: request.hasScope('admin'), recordPosition };
 }

@@ -22,9 +22,11 @@ export function petReadModel(
         if (!PET_EVENT_TYPES.has(event.type)) return;
         const id = event.data.id as number;
         const pet = readModel.state.byId.get(id);
-        if (event.type === 'PetRemoved') listener({ type: 'removed', id, version: Number(event.revision) });
+        const { position } = event;
+        if (event.type === 'PetRemoved')
+          listener({ type: 'removed', id, version: Number(event.revision), position });
         else if (pet !== undefined && pet.version === Number(event.revision)) {
-          listener({ type: event.type === 'PetCreated' ? 'created' : 'updated', pet });
+          listener({ type: event.type === 'PetCreated' ? 'created' : 'updated', pet, position });
         }
       });
     },

@@ -1,9 +1,22 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
-import type { RecordedEvent } from '../application/ports/event-store.ts';
-import { isSnapshot, type SnapshotStore } from './snapshot-file.ts';
+import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
+import type { SnapshotStore } from './snapshot-file.ts';
 
 const MIN_PERIODIC_SNAPSHOT_INTERVAL_MS = 60_000;
+
+/** The id of the event at a position of this store (what a snapshot's checkpointEventId is checked against). */
+export function eventIdAt(store: EventStore): (position: bigint) => Promise<string | undefined> {
+  return async (position) => {
+    for await (const event of store.readAll({ after: position - 1n, maxCount: 1 })) {
+      return event.position === position ? event.metadata.eventId : undefined;
+    }
+    return undefined;
+  };
+}
+
+/** How a read model started: from nothing, from its snapshot, or from an earlier version's (see `servesSnapshotsOf`). */
+export type Restored = 'from-events' | 'from-snapshot' | { readonly interimFromVersion: number };
 
 /**
  * One projection's read model inside a ProjectionGroup: its state, the position it includes,
@@ -22,6 +35,8 @@ export class ReadModel<State> {
   #checkpointEventId: string | undefined;
   #lastPeriodicSnapshotAt = 0;
   #snapshotting: Promise<void> | undefined;
+  /** The version of the snapshot served until a rebuild replaces it; undefined once current. */
+  #interimFromVersion: number | undefined;
 
   constructor(projection: Projection<State>, snapshots: SnapshotStore | undefined, logger: Logger) {
     this.projection = projection;
@@ -39,6 +54,11 @@ export class ReadModel<State> {
     return this.#checkpoint;
   }
 
+  /** The earlier projection version whose read model is served until the rebuild swaps in this one. */
+  get interimFromVersion(): number | undefined {
+    return this.#interimFromVersion;
+  }
+
   /** Calls `listener` with each event after the state includes it; returns the unsubscription. */
   onApplied(listener: (event: RecordedEvent) => void): () => void {
     this.#listeners.add(listener);
@@ -46,31 +66,44 @@ export class ReadModel<State> {
   }
 
   /**
-   * Starts from the snapshot when it is still valid: same projection version, and made from this
-   * very store (the event at its checkpoint has the id it recorded). Otherwise, or when the file is
-   * damaged, the read model is rebuilt from position 0.
+   * Starts from the snapshot once it is proven: its file checks out (snapshot-format.ts), it was
+   * made by this projection version (or one it serves, `servesSnapshotsOf`), from this very store
+   * (the event at its checkpoint has the id it recorded), and its parts fold back into a state.
+   * Otherwise the reason is logged and the read model is rebuilt from position 0.
    */
-  async restore(eventIdAt: (position: bigint) => Promise<string | undefined>): Promise<void> {
-    const { name, version } = this.projection;
-    const snapshot = await this.#snapshots?.load(name);
-    if (snapshot === undefined) return;
-    const rebuild = (why: string) =>
-      this.#logger.warn({ projection: name, why }, 'rebuilding the read model from position 0');
-    if (!isSnapshot(snapshot)) return rebuild('the snapshot file is damaged');
-    if (snapshot.version !== version) return rebuild(`projection version ${snapshot.version} -> ${version}`);
+  async restore(eventIdAt: (position: bigint) => Promise<string | undefined>): Promise<Restored> {
+    const { name, version, servesSnapshotsOf = [] } = this.projection;
+    if (this.#snapshots === undefined) return 'from-events';
+    const loaded = await this.#snapshots.load(name);
+    const rebuild = (why: string): Restored => {
+      this.#logger.warn(
+        { projection: name, why },
+        'snapshot ignored: rebuilding the read model from position 0',
+      );
+      return 'from-events';
+    };
+    if (!loaded.ok) return 'missing' in loaded ? 'from-events' : rebuild(loaded.reason);
+    const { snapshot } = loaded;
+    const interim = snapshot.version !== version;
+    if (interim && !servesSnapshotsOf.includes(snapshot.version)) {
+      return rebuild(`projection version ${snapshot.version} -> ${version}`);
+    }
     const checkpoint = BigInt(snapshot.checkpoint);
     if ((await eventIdAt(checkpoint)) !== snapshot.checkpointEventId) {
       return rebuild('the snapshot was not made from this event store');
     }
     try {
-      this.#state = this.projection.fromSnapshot(snapshot.state);
-      this.#checkpoint = checkpoint;
-      this.#lastEvent = undefined;
-      this.#checkpointEventId = snapshot.checkpointEventId;
+      this.#state = this.projection.fromSnapshot(snapshot.parts);
     } catch (error) {
       this.#state = this.projection.initialState();
-      rebuild(`the snapshot state is unreadable: ${String(error)}`);
+      return rebuild(`the snapshot's state is unreadable: ${String(error)}`);
     }
+    this.#checkpoint = checkpoint;
+    this.#lastEvent = undefined;
+    this.#checkpointEventId = snapshot.checkpointEventId;
+    if (!interim) return 'from-snapshot';
+    this.#interimFromVersion = snapshot.version;
+    return { interimFromVersion: snapshot.version };
   }
 
   /**
@@ -106,11 +139,28 @@ export class ReadModel<State> {
     this.#lastEvent = last;
     this.#eventsSinceSnapshot += batch.length - from;
     if (snapshotEveryEvents === undefined || this.#eventsSinceSnapshot < snapshotEveryEvents) return;
-    // Building a snapshot holds the event loop (about 0.25 s for a million pets): under a heavy
-    // write load, at most one periodic snapshot a minute.
+    // A snapshot is written a chunk at a time, but its parts still cost the event loop some time in
+    // all: under a heavy write load, at most one periodic snapshot a minute.
     const now = Date.now();
     if (now - this.#lastPeriodicSnapshotAt < MIN_PERIODIC_SNAPSHOT_INTERVAL_MS) return;
     this.#lastPeriodicSnapshotAt = now;
+    this.#snapshotting ??= this.saveSnapshot().finally(() => (this.#snapshotting = undefined));
+  }
+
+  /**
+   * Takes the state of a read model rebuilt beside this one, in one synchronous step: readers see
+   * the old state or the new, never a mix. Both must include exactly the same events, so that no
+   * listener misses or repeats one. The new state is then saved as a snapshot.
+   */
+  replaceWith(rebuilt: ReadModel<State>): void {
+    if (rebuilt.checkpoint !== this.#checkpoint) {
+      throw new Error(
+        `A rebuilt read model at ${rebuilt.checkpoint} cannot replace one at ${this.#checkpoint}.`,
+      );
+    }
+    this.#state = rebuilt.state;
+    this.#interimFromVersion = undefined;
+    this.#eventsSinceSnapshot += 1;
     this.#snapshotting ??= this.saveSnapshot().finally(() => (this.#snapshotting = undefined));
   }
 
@@ -124,23 +174,28 @@ export class ReadModel<State> {
     }
   }
 
+  /**
+   * Saves the state as it is now (its parts are taken synchronously, then written a chunk at a
+   * time). Never while an earlier version's read model is served: that snapshot stays as it was.
+   */
   async saveSnapshot(): Promise<void> {
     await this.#snapshotting;
     if (this.#snapshots === undefined || this.#checkpoint === undefined || this.#eventsSinceSnapshot === 0)
       return;
-    this.#eventsSinceSnapshot = 0;
+    if (this.#interimFromVersion !== undefined) return;
     const { name, version } = this.projection;
+    // The metadata of one event, parsed here rather than for every event applied.
+    this.#checkpointEventId = this.#lastEvent?.metadata.eventId ?? this.#checkpointEventId;
+    if (this.#checkpointEventId === undefined) return;
+    this.#eventsSinceSnapshot = 0;
+    const meta = {
+      projection: name,
+      version,
+      checkpoint: this.#checkpoint.toString(),
+      checkpointEventId: this.#checkpointEventId,
+    };
     try {
-      // The metadata of one event, parsed here rather than for every event applied.
-      this.#checkpointEventId = this.#lastEvent?.metadata.eventId ?? this.#checkpointEventId;
-      if (this.#checkpointEventId === undefined) return;
-      await this.#snapshots.save({
-        projection: name,
-        version,
-        checkpoint: this.#checkpoint.toString(),
-        checkpointEventId: this.#checkpointEventId,
-        state: this.projection.toSnapshot(this.#state),
-      });
+      await this.#snapshots.save(meta, this.projection.toSnapshot(this.#state));
     } catch (error) {
       this.#logger.error({ err: error, projection: name }, 'could not save the snapshot');
     }

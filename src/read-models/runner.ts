@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
-import { ReadModel } from './read-model.ts';
+import type { RebuildStatus } from '../application/ports/read-models.ts';
+import { eventIdAt, ReadModel } from './read-model.ts';
+import { Rebuild } from './rebuild.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
 export type ProjectionGroupOptions = {
@@ -22,9 +24,10 @@ type Waiter = {
 
 /**
  * Feeds projections from one subscription to the store and owns everything impure around them:
- * checkpoints, snapshots, rebuilding one from position 0 when its version changed, and
- * read-your-writes (`waitFor` resolves once every read model includes a position). One
- * subscription for all: a cold start replays the store once, however many read models there are.
+ * checkpoints, snapshots, rebuilds (from position 0 when a version changed, or beside the live
+ * read model while it serves), and read-your-writes (`waitFor` resolves once every read model
+ * includes a position). One subscription for all: a cold start replays the store once, however
+ * many read models there are.
  */
 export class ProjectionGroup {
   readonly #options: ProjectionGroupOptions;
@@ -34,6 +37,7 @@ export class ProjectionGroup {
   #subscription: Subscription | undefined;
   #loop: Promise<void> | undefined;
   #stopped = false;
+  readonly #rebuilds = new Map<string, Rebuild>();
 
   constructor(options: ProjectionGroupOptions) {
     this.#options = options;
@@ -47,11 +51,19 @@ export class ProjectionGroup {
     return readModel;
   }
 
-  /** Loads the snapshots still valid, catches every read model up with the store, then follows it. */
+  /**
+   * Loads the snapshots still valid, catches every read model up with the store, then follows it.
+   * A read model served from an earlier version's snapshot (`servesSnapshotsOf`) is rebuilt beside
+   * itself from then on.
+   */
   async start(): Promise<void> {
+    const { snapshots, logger } = this.#options;
+    const leftovers = (await snapshots?.removeLeftovers()) ?? [];
+    if (leftovers.length > 0)
+      logger.warn({ files: leftovers }, 'removed what interrupted snapshot writes left');
     const head = await this.#options.store.headPosition();
-    const eventIdAt = (position: bigint) => this.#eventIdAt(position);
-    await Promise.all(this.#readModels.map((readModel) => readModel.restore(eventIdAt)));
+    const idAt = eventIdAt(this.#options.store);
+    await Promise.all(this.#readModels.map((readModel) => readModel.restore(idAt)));
     // From the oldest checkpoint: each read model skips what it already includes.
     const checkpoints = this.#readModels.map((readModel) => readModel.checkpoint);
     this.#position =
@@ -60,6 +72,38 @@ export class ProjectionGroup {
         : checkpoints.reduce((min, c) => (c! < min! ? c : min));
     this.#loop = this.#follow();
     if (head !== undefined) await this.waitFor(head);
+    for (const readModel of this.#readModels) {
+      if (readModel.interimFromVersion !== undefined) this.rebuild(readModel.projection.name);
+    }
+  }
+
+  /** The read models, in the order they were added. */
+  get readModels(): readonly ReadModel<unknown>[] {
+    return this.#readModels;
+  }
+
+  /**
+   * Rebuilds a read model beside itself (see rebuild.ts), unless a rebuild of it is running already;
+   * returns that rebuild's status. Undefined for a projection the group does not have.
+   */
+  rebuild(name: string): RebuildStatus | undefined {
+    const live = this.#readModels.find((readModel) => readModel.projection.name === name);
+    if (live === undefined) return undefined;
+    const running = this.#rebuilds.get(name);
+    if (running?.running === true) return running.status;
+    if (this.#stopped) throw new Error('The read models have stopped.');
+    const rebuild = new Rebuild(live, {
+      store: this.#options.store,
+      waitFor: (p) => this.waitFor(p),
+      logger: this.#options.logger,
+    });
+    this.#rebuilds.set(name, rebuild);
+    return rebuild.status;
+  }
+
+  /** The last rebuild of a read model in this process, if any. */
+  rebuildStatus(name: string): RebuildStatus | undefined {
+    return this.#rebuilds.get(name)?.status;
   }
 
   /** Resolves once every read model includes every event up to `position`; rejects if the group stops first. */
@@ -67,13 +111,6 @@ export class ProjectionGroup {
     if (this.#position !== undefined && this.#position >= position) return Promise.resolve();
     if (this.#stopped) return Promise.reject(new Error('The read models have stopped.'));
     return new Promise((resolve, reject) => this.#waiters.push({ position, resolve, reject }));
-  }
-
-  async #eventIdAt(position: bigint): Promise<string | undefined> {
-    for await (const event of this.#options.store.readAll({ after: position - 1n, maxCount: 1 })) {
-      return event.position === position ? event.metadata.eventId : undefined;
-    }
-    return undefined;
   }
 
   /** Position up to which every read model is current. */
@@ -84,6 +121,7 @@ export class ProjectionGroup {
   /** Stops following the store and saves every snapshot; the store stays open. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    await Promise.all([...this.#rebuilds.values()].map((rebuild) => rebuild.abort()));
     await this.#subscription?.close();
     await this.#loop;
     for (const waiter of this.#waiters) waiter.reject(new Error('The read models have stopped.'));

@@ -5,6 +5,11 @@ export type RequestContext = {
   readonly apiKeyId?: string;
   /** The key holds the `admin` scope: it may see and change what other keys own (their orders). */
   readonly admin?: boolean;
+  /**
+   * Told the store position of what a write appended, so that the edge can hand it to the client
+   * (X-Store-Position, GraphQL `extensions`). Absent where nobody asks (the CLI, tests).
+   */
+  readonly recordPosition?: (position: bigint) => void;
 };
 
 /**

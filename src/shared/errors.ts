@@ -35,6 +35,7 @@ export const ERROR_CODES = [
 
   // Audit, replay and consistency (issue 13)
   'catching_up',
+  'position_not_reached',
 
   // Operations: health (issue 14)
 

@@ -137,7 +137,11 @@ describe('createPet with an idempotency key after a crash', () => {
       claim(424242, requestHash(body)),
     ]);
     const retry = await testApp.application.createPet(body, context, { idempotencyKey: 'k-crash' });
-    expect(retry).toEqual({ pet: { id: 424242, name: 'Rex', categoryId: 3, version: 0 }, replayed: true });
+    expect(retry).toEqual({
+      pet: { id: 424242, name: 'Rex', categoryId: 3, version: 0 },
+      replayed: true,
+      position: expect.any(BigInt),
+    });
     expect(testApp.application.getPet(424242)).toEqual(retry.pet);
   });
 

@@ -21,7 +21,14 @@ const available = requiredTool('python3', [...SCHEMATHESIS, '--version'], 'pip i
 
 const temp = makeTempDir();
 let server: ServerProcess;
+/**
+ * The audit and admin operations are fuzzed on a server of their own: Schemathesis sends each
+ * operation requests without a key, and on one server they would add up past the per-address
+ * limit for requests without a key (20 a minute), turning its expected 401s into 429s.
+ */
+let operationsServer: ServerProcess;
 let key: string;
+const OPERATIONS_PATHS = '^/(audit|admin)/';
 
 beforeAll(async () => {
   if (!available) return;
@@ -32,10 +39,10 @@ beforeAll(async () => {
     ...['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
     ...['--scopes', 'admin'],
   ]);
-  server = await startServerProcess(env);
+  [server, operationsServer] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
 });
 afterAll(async () => {
-  await server?.kill('SIGKILL');
+  await Promise.all([server?.kill('SIGKILL'), operationsServer?.kill('SIGKILL')]);
   temp.remove();
 });
 
@@ -67,14 +74,33 @@ describe.runIf(available)('fuzzing with Schemathesis', () => {
       `${server.url}/v1/openapi.json`,
       '--url',
       `${server.url}/v1`,
+      '--exclude-path-regex',
+      OPERATIONS_PATHS,
       '--max-examples',
       '60',
     );
     // Every operation of the document, and chains of calls along its links (create → read →
     // change → remove; order → complete or cancel) in the stateful phase.
-    const operations = Object.values(openApiDocument.paths).flatMap((path) => Object.keys(path)).length;
-    expect(run.output).toContain(`Selected: ${operations}/${operations}`);
+    const operations = Object.entries(openApiDocument.paths).flatMap(([path, methods]) =>
+      Object.keys(methods).map(() => path),
+    );
+    const selected = operations.filter((path) => !new RegExp(OPERATIONS_PATHS).test(path));
+    expect(run.output).toContain(`Selected: ${selected.length}/${operations.length}`);
     expect(run.output).toMatch(/✅ Stateful/);
+    expect(run.status, run.output).toBe(0);
+  });
+
+  it('finds no failure in the audit and admin operations', { timeout: 300_000 }, () => {
+    const run = schemathesis(
+      `${operationsServer.url}/v1/openapi.json`,
+      '--url',
+      `${operationsServer.url}/v1`,
+      '--include-path-regex',
+      OPERATIONS_PATHS,
+      '--max-examples',
+      '30',
+    );
+    expect(run.output).toContain('API Operations');
     expect(run.status, run.output).toBe(0);
   });
 

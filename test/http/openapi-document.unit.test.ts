@@ -24,7 +24,9 @@ describe('schema/openapi.json', () => {
   });
 
   it('states the same list limits as the query layer', () => {
-    const limit = openApiDocument.paths['/pets'].get.parameters.find((p) => p.name === 'limit')!.schema;
+    const limit = openApiDocument.paths['/pets'].get.parameters.find(
+      (p) => 'name' in p && p.name === 'limit',
+    )!.schema!;
     expect([limit.minimum, limit.maximum, limit.default]).toEqual([
       LIST_LIMIT_MIN,
       LIST_LIMIT_MAX,

@@ -7,6 +7,7 @@ const request = (apiKey: Partial<ApiKey> | null) =>
   ({
     id: 'req-1',
     apiKey,
+    storePosition: undefined,
     hasScope: (scope: string) => apiKey?.scopes?.includes(scope as never) ?? false,
   }) as unknown as FastifyRequest;
 
@@ -15,6 +16,7 @@ it('names the API key the guard authenticated', () => {
     correlationId: 'req-1',
     apiKeyId: 'key_0123456789abcdef',
     admin: false,
+    recordPosition: expect.any(Function),
   });
 });
 
@@ -23,5 +25,17 @@ it('tells an admin key', () => {
 });
 
 it('names no key on a public route', () => {
-  expect(requestContext(request(null))).toEqual({ correlationId: 'req-1' });
+  expect(requestContext(request(null))).toEqual({
+    correlationId: 'req-1',
+    recordPosition: expect.any(Function),
+  });
+});
+
+it('keeps on the request the highest store position the application tells it', () => {
+  const fastifyRequest = request(null);
+  const context = requestContext(fastifyRequest);
+  context.recordPosition!(41n);
+  context.recordPosition!(43n);
+  context.recordPosition!(42n);
+  expect(fastifyRequest.storePosition).toBe(43n);
 });

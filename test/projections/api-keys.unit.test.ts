@@ -56,7 +56,7 @@ it('ignores pet events', () => {
 it('restores the same keys from its snapshot', () => {
   const state = given(issued);
   const restored = apiKeysProjection.fromSnapshot(
-    JSON.parse(JSON.stringify(apiKeysProjection.toSnapshot(state))),
+    JSON.parse(JSON.stringify([...apiKeysProjection.toSnapshot(state)])),
   );
   expect(restored.bySecretHash.get('hash-a')).toEqual(state.byId.get('key_a'));
 });

@@ -89,12 +89,43 @@ describe('pet-list projection', () => {
       [{ type: 'PetRenamed', data: { id: 2, name: 'Tim', previousName: 'Tom' } }, 1],
       [{ type: 'PetRemoved', data: { id: 3 } }, 1],
     );
-    const restored = petListProjection.fromSnapshot(
-      JSON.parse(JSON.stringify(petListProjection.toSnapshot(state))),
+    expect(roundTrip(state)).toEqual(state);
+  });
+
+  it('restores pets created out of id order (the blocks of several processes) with sorted indexes', () => {
+    const state = given(created(kit), created(rex), created(ann), created(tom));
+    const restored = roundTrip(state);
+    expect([restored.ids, restored.idsByStatus.available]).toEqual([
+      [1, 2, 3, 4],
+      [1, 4],
+    ]);
+    expect([...restored.byId.keys()]).toEqual([3, 1, 4, 2]); // creation order, kept for the next snapshot
+  });
+
+  it('round-trips a catalogue of several parts', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) =>
+      created({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1 }),
     );
-    expect(restored).toEqual(state);
+    const state = given(...many);
+    const parts = [...petListProjection.toSnapshot(state)];
+    expect(parts).toHaveLength(6); // 4 × 2048 + 1808 pets, then the removed ones
+    expect(roundTrip(state)).toEqual(state);
+  });
+
+  it('snapshots the state as it was when asked, however many events are applied before the parts are made', () => {
+    const state = given(created(rex), created(tom));
+    const parts = petListProjection.toSnapshot(state);
+    petListProjection.evolve(state, { type: 'PetRenamed', data: { id: 1, name: 'Max' }, revision: 1n });
+    petListProjection.evolve(state, { type: 'PetRemoved', data: { id: 2 }, revision: 1n });
+    petListProjection.evolve(state, { type: 'PetCreated', data: kit, revision: 0n });
+    const restored = petListProjection.fromSnapshot(JSON.parse(JSON.stringify([...parts])));
+    expect(restored).toEqual(given(created(rex), created(tom)));
   });
 });
+
+function roundTrip(state: PetListState): PetListState {
+  return petListProjection.fromSnapshot(JSON.parse(JSON.stringify([...petListProjection.toSnapshot(state)])));
+}
 
 describe('pagePets', () => {
   const state = given(created(rex), created(tom), created(kit), created(ann));

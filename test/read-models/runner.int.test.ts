@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pino } from 'pino';
@@ -8,6 +8,7 @@ import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { ProjectionGroup, ProjectionRunner } from '../../src/read-models/runner.ts';
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** Counts events, and remembers every type it saw: enough to tell a rebuild from a snapshot. */
@@ -17,8 +18,8 @@ function countingProjection(version: number): Projection<{ count: number; seen: 
     version,
     initialState: () => ({ count: 0, seen: [] }),
     evolve: (state, event) => ({ count: state.count + 1, seen: [...state.seen, event.type] }),
-    toSnapshot: (state) => state,
-    fromSnapshot: (snapshot) => snapshot as { count: number; seen: string[] },
+    toSnapshot: (state) => [state],
+    fromSnapshot: (parts) => parts[0] as { count: number; seen: string[] },
   };
 }
 
@@ -102,20 +103,27 @@ describe('ProjectionRunner', () => {
     const r = runner(1, { snapshotEveryEvents: 2 });
     await r.start();
     await r.waitFor(await append('A', 'B'));
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await snapshots.load('counting')).toMatchObject({ version: 1, state: { count: 2 } });
+    // Written in the background (a chunk at a time, then fsynced): poll for it.
+    await expect
+      .poll(() => snapshots.load('counting'))
+      .toMatchObject({
+        ok: true,
+        snapshot: { version: 1, parts: [{ count: 2 }] },
+      });
     await r.stop();
   });
 
   it('rebuilds from position 0 when the projection’s version changed', async () => {
     await append('A', 'B');
-    await snapshots.save({
-      projection: 'counting',
-      version: 1,
-      checkpoint: '2',
-      checkpointEventId: await eventIdAt(2n),
-      state: { count: 99, seen: ['stale'] },
-    });
+    await snapshots.save(
+      {
+        projection: 'counting',
+        version: 1,
+        checkpoint: '2',
+        checkpointEventId: await eventIdAt(2n),
+      },
+      [{ count: 99, seen: ['stale'] }],
+    );
     const r = runner(2);
     await r.start();
     expect(r.state).toEqual({ count: 2, seen: ['A', 'B'] });
@@ -124,13 +132,15 @@ describe('ProjectionRunner', () => {
 
   it('rebuilds when the snapshot was not made from this store (one replaced under it)', async () => {
     await append('A');
-    await snapshots.save({
-      projection: 'counting',
-      version: 1,
-      checkpoint: '500',
-      checkpointEventId: 'an event of another store',
-      state: { count: 99, seen: [] },
-    });
+    await snapshots.save(
+      {
+        projection: 'counting',
+        version: 1,
+        checkpoint: '500',
+        checkpointEventId: 'an event of another store',
+      },
+      [{ count: 99, seen: [] }],
+    );
     const r = runner(1);
     await r.start();
     expect(r.state).toEqual({ count: 1, seen: ['A'] });
@@ -196,13 +206,15 @@ describe('ProjectionGroup', () => {
     before.add(named('changed', 1));
     await before.start();
     await before.stop();
-    await snapshots.save({
-      projection: 'kept',
-      version: 1,
-      checkpoint: String(await store.headPosition()),
-      checkpointEventId: await eventIdAt((await store.headPosition())!),
-      state: { count: 40, seen: ['from snapshot'] },
-    });
+    await snapshots.save(
+      {
+        projection: 'kept',
+        version: 1,
+        checkpoint: String(await store.headPosition()),
+        checkpointEventId: await eventIdAt((await store.headPosition())!),
+      },
+      [{ count: 40, seen: ['from snapshot'] }],
+    );
     await append('C');
 
     const after = new ProjectionGroup({ store, snapshots, logger });
@@ -261,16 +273,39 @@ describe('read models that meet trouble', () => {
     await expect(pending).rejects.toThrow('The read models have stopped.');
   });
 
-  it('rebuilds from position 0 when the snapshot file is damaged', async () => {
+  it('rebuilds from position 0 when the snapshot file is damaged, and logs why', async () => {
     await append('A');
-    mkdirSync(path.join(temp.dir, 'snapshots'), { recursive: true });
-    writeFileSync(
-      path.join(temp.dir, 'snapshots', 'counting.snapshot.json'),
-      '{"projection":"counting","version":1}',
-    );
-    const r = runner(1);
+    const first = runner(1);
+    await first.start();
+    await first.stop();
+    const file = path.join(temp.dir, 'snapshots', 'counting.snapshot');
+    writeFileSync(file, readFileSync(file).subarray(0, -3));
+    const captured = capturedLogger('warn');
+    const r = new ProjectionRunner({
+      store,
+      projection: countingProjection(1),
+      snapshots,
+      logger: captured.logger,
+    });
     await r.start();
     expect(r.state).toEqual({ count: 1, seen: ['A'] });
+    expect(captured.lines).toContainEqual(
+      expect.objectContaining({
+        projection: 'counting',
+        why: expect.stringMatching(/: truncated$/),
+        msg: 'snapshot ignored: rebuilding the read model from position 0',
+      }),
+    );
+    await r.stop();
+  });
+
+  it('removes at start the temporary file an interrupted snapshot write left', async () => {
+    mkdirSync(path.join(temp.dir, 'snapshots'), { recursive: true });
+    const leftover = path.join(temp.dir, 'snapshots', `counting.snapshot.${process.pid}.12345678.tmp`);
+    writeFileSync(leftover, '[{"count":');
+    const r = runner(1);
+    await r.start();
+    expect(existsSync(leftover)).toBe(false);
     await r.stop();
   });
 });

@@ -23,6 +23,8 @@ export type CreatePetResult = {
   readonly pet: VersionedPet;
   /** True when the pet was created by an earlier request with the same idempotency key. */
   readonly replayed: boolean;
+  /** Store position of the PetCreated this request appended; undefined when it appended none. */
+  readonly position?: bigint;
 };
 
 export type CreatePetDependencies = {
@@ -45,7 +47,7 @@ export function createPetCommand(deps: CreatePetDependencies) {
   ): Promise<CreatePetResult> {
     const newPet = validateNewPet(input);
     if (options.idempotencyKey === undefined) {
-      return { pet: await appendPet(deps, await deps.nextPetId(), newPet, context), replayed: false };
+      return { ...(await appendPet(deps, await deps.nextPetId(), newPet, context)), replayed: false };
     }
     const { result, replayed } = await createIdempotently(deps, context, options.idempotencyKey, {
       field: 'petId',
@@ -53,7 +55,7 @@ export function createPetCommand(deps: CreatePetDependencies) {
       nextId: deps.nextPetId,
       ensureCreated: (id) => ensurePetCreated(deps, id, newPet, context),
     });
-    return { pet: result, replayed };
+    return { ...result, replayed };
   };
 }
 
@@ -67,11 +69,11 @@ async function ensurePetCreated(
   id: number,
   newPet: NewPet,
   context: RequestContext,
-): Promise<VersionedPet> {
+): Promise<{ pet: VersionedPet; position?: bigint }> {
   const known = deps.readModel.getPet(id);
-  if (known?.version === 0) return known;
+  if (known?.version === 0) return { pet: known };
   const created = await createdPet(deps, id);
-  if (created !== undefined) return created;
+  if (created !== undefined) return { pet: created };
   try {
     return await appendPet(deps, id, newPet, context);
   } catch (error) {
@@ -81,7 +83,7 @@ async function ensurePetCreated(
     if (pet === undefined) throw new Error(`Pet ${id}'s stream holds no PetCreated.`, { cause: error });
     const head = await deps.store.headPosition();
     if (head !== undefined) await deps.readModel.waitFor(head);
-    return pet;
+    return { pet };
   }
 }
 
@@ -96,7 +98,7 @@ async function appendPet(
   id: number,
   newPet: NewPet,
   context: RequestContext,
-): Promise<VersionedPet> {
+): Promise<{ pet: VersionedPet; position: bigint }> {
   const event = decideCreatePet(newPet, id);
   const result = await deps.store.appendToStream(
     petStreamName(id),
@@ -104,5 +106,5 @@ async function appendPet(
     { expectedRevision: 'no_stream' },
   );
   await deps.readModel.waitFor(result.position);
-  return { ...event.data, version: Number(result.nextExpectedRevision) };
+  return { pet: { ...event.data, version: Number(result.nextExpectedRevision) }, position: result.position };
 }

@@ -7,10 +7,11 @@ import type { PetStatus, VersionedPet } from '../../domain/pets.ts';
  * the projections of projections/. Every read is synchronous: read models live in memory.
  */
 
-/** A pet created, changed or removed, as the read model has just applied it. */
-export type PetChange =
+/** A pet created, changed or removed, as the read model has just applied it, at the event's store position. */
+export type PetChange = { readonly position: bigint } & (
   | { readonly type: 'created' | 'updated'; readonly pet: VersionedPet }
-  | { readonly type: 'removed'; readonly id: number; readonly version: number };
+  | { readonly type: 'removed'; readonly id: number; readonly version: number }
+);
 
 export type PetReadModel = {
   /** A live pet; undefined when there is none with this id, or it was removed. */
@@ -71,4 +72,78 @@ export type TemporalPetIndex = {
   }): { pets: VersionedPet[]; hasMore: boolean };
   /** Resolves once the index includes every event up to this position. */
   waitFor(position: bigint): Promise<void>;
+};
+
+/** Where this process's read models stand, for waits on a position (X-Min-Position). */
+export type ReadModelProgress = {
+  /** Position up to which every read model is current; undefined before the first event. */
+  readonly checkpoint: bigint | undefined;
+  /** Resolves once every read model includes the event at this position. */
+  waitFor(position: bigint): Promise<void>;
+};
+
+/** A rebuild beside the live read model (see README, "Audit and operations"). */
+export type RebuildStatus = {
+  readonly state: 'running' | 'done' | 'failed';
+  /** Events folded so far. */
+  readonly events: number;
+  /** Position the new read model includes, and the live one's that it is catching up with (decimal). */
+  readonly position: string | null;
+  readonly target: string | null;
+  readonly eventsPerSecond: number;
+  /** Estimated seconds left; null before the first batch. */
+  readonly etaSeconds: number | null;
+  readonly startedAt: string;
+  readonly finishedAt?: string;
+  readonly error?: string;
+};
+
+export type ProjectionStatus = {
+  readonly name: string;
+  readonly version: number;
+  /** Position of the last event the read model includes (decimal); null before the first. */
+  readonly checkpoint: string | null;
+  /** Events in the store after the checkpoint (counted up to a limit, then `capped`), and the oldest one's age. */
+  readonly lag: { readonly events: number; readonly capped: boolean; readonly seconds: number };
+  readonly snapshot: {
+    readonly version: number;
+    readonly checkpoint: string;
+    readonly savedAt: string;
+    readonly ageSeconds: number;
+  } | null;
+  /** The earlier version whose read model is served until its rebuild is swapped in; null when current. */
+  readonly interimFromVersion: number | null;
+  /** The last rebuild of this process, if any. */
+  readonly rebuild: RebuildStatus | null;
+};
+
+/** The outcome of comparing a fresh fold with a read model or a snapshot. */
+export type Comparison =
+  | { readonly result: 'same'; readonly checkpoint: string | null }
+  | {
+      readonly result: 'different';
+      readonly checkpoint: string | null;
+      /** Where the first difference is, and the fresh fold's value there against the other's. */
+      readonly path: string;
+      readonly expected: string;
+      readonly actual: string;
+    }
+  | { readonly result: 'not compared'; readonly reason: string }
+  /** A snapshot file that does not check out (truncated, corrupted, foreign): never served. */
+  | { readonly result: 'refused'; readonly reason: string };
+
+export type VerifyReport = {
+  readonly name: string;
+  readonly version: number;
+  readonly live: Comparison;
+  readonly snapshot: Comparison;
+};
+
+/** What operators may do with this process's read models: see them, rebuild one beside itself, verify one. */
+export type ReadModelOperations = {
+  status(): Promise<ProjectionStatus[]>;
+  /** Starts rebuilding a projection's read model, or reports the rebuild already running; 404 for an unknown name. */
+  rebuild(name: string): RebuildStatus;
+  /** Folds every event afresh and compares with the live read model and the snapshot; 404 for an unknown name. */
+  verify(name: string): Promise<VerifyReport>;
 };

@@ -4,6 +4,9 @@ import { SubscriberTooSlowError } from '../../shared/errors.ts';
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
 export const LIVE_STREAM_BUFFER = 1000;
 
+/** A subscription resumed after a position: what came before now, and the live items from now on. */
+export type Resumed<T> = { readonly replayed?: AsyncIterable<T>; readonly unsubscribe: () => void };
+
 /**
  * What a subscription delivers from now on, as an async iterator: `subscribe` registers an emitter
  * and returns its removal, which runs when the client goes away. It ends when `closing` aborts,
@@ -14,6 +17,18 @@ export function liveStream<T>(
   subscribe: (emit: (item: T) => void) => () => void,
   closing: AbortSignal,
 ): AsyncIterableIterator<T> {
+  return resumedStream((emit) => ({ unsubscribe: subscribe(emit) }), closing);
+}
+
+/**
+ * As `liveStream`, after the items `start` replays: those are delivered first, as fast as the client
+ * reads them (each waits for room in the buffer), while the live items that arrive meanwhile wait
+ * behind them, up to LIVE_STREAM_BUFFER (past it, subscriber_too_slow as for a slow reader).
+ */
+export function resumedStream<T>(
+  start: (emit: (item: T) => void) => Resumed<T>,
+  closing: AbortSignal,
+): AsyncIterableIterator<T> {
   const buffer = new FixedBuffer(LIVE_STREAM_BUFFER);
   return new Repeater<T>(async (push, stop) => {
     if (closing.aborted) {
@@ -22,13 +37,41 @@ export function liveStream<T>(
     }
     const end = () => stop();
     closing.addEventListener('abort', end, { once: true });
-    const unsubscribe = subscribe((item) => {
+    let waiting: T[] | undefined = [];
+    const deliver = (item: T) => {
       // Checked here: past a full buffer, Repeater queues up to 1024 more pushes before it throws.
       if (buffer.full) stop(new SubscriberTooSlowError(LIVE_STREAM_BUFFER));
       else void push(item);
+    };
+    const { replayed, unsubscribe } = start((item) => {
+      if (waiting === undefined) deliver(item);
+      else if (waiting.length < LIVE_STREAM_BUFFER) waiting.push(item);
+      else stop(new SubscriberTooSlowError(LIVE_STREAM_BUFFER));
     });
+    try {
+      if (replayed !== undefined) await pushEach(replayed, push, stop);
+      // The live items that came meanwhile, then (in the same step as the last) live delivery.
+      while (waiting.length > 0) await pushEach(waiting.splice(0), push, stop);
+      waiting = undefined;
+    } catch (error) {
+      stop(error);
+    }
     await stop;
     closing.removeEventListener('abort', end);
     unsubscribe();
   }, buffer);
+}
+
+/** Pushes each item once there is room for it, until the items end or the stream stops. */
+async function pushEach<T>(
+  items: AsyncIterable<T> | Iterable<T>,
+  push: (item: T) => Promise<unknown>,
+  stop: Promise<unknown>,
+): Promise<void> {
+  let stopped = false;
+  void stop.then(() => (stopped = true));
+  for await (const item of items) {
+    if (stopped) return;
+    await Promise.race([push(item), stop]);
+  }
 }

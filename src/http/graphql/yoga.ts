@@ -8,6 +8,7 @@ import type { GraphQLContext } from './builder.ts';
 import { toClientError, useErrorTranslation } from './error-translation.ts';
 import { hardeningPlugins } from './hardening.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
+import { useStorePosition } from './store-position.ts';
 import { schema } from './index.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -51,13 +52,14 @@ export function createPetStoreYoga(options: YogaOptions) {
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
+      useStorePosition(),
       useGraphQlJit(
         {},
         {
           // The operation still runs, on graphql-js; a document graphql-jit cannot compile is worth a look.
           onError: (failure) =>
             options.logger.warn({ errors: failure.errors }, 'graphql-jit could not compile a document'),
-          enableIf: ({ document }) => hasOneOperation(document),
+          enableIf: ({ document }) => hasOneOperation(document) && !isSubscription(document),
         },
       ),
       useErrorTranslation(),
@@ -79,6 +81,17 @@ function hasOneOperation(document: DocumentNode): boolean {
     if (definition.kind === Kind.OPERATION_DEFINITION && ++operations > 1) return false;
   }
   return true;
+}
+
+/**
+ * graphql-jit passes a subscription field the operation's variables as its arguments (inline
+ * arguments such as `petChanged(after: "42")` never reach it): subscriptions run on graphql-js,
+ * where a long-lived stream gains nothing from compiling anyway.
+ */
+function isSubscription(document: DocumentNode): boolean {
+  return document.definitions.some(
+    (definition) => definition.kind === Kind.OPERATION_DEFINITION && definition.operation === 'subscription',
+  );
 }
 
 function yogaLogger(logger: FastifyBaseLogger): YogaLogger {

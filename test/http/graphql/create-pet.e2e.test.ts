@@ -20,7 +20,10 @@ describe('Mutation.createPet', () => {
     const input = { name: randomName(), categoryId: randomCategoryId(), status: 'pending' };
     const response = await server.post(CREATE, { input });
     const pet = response.body.data!.createPet as { id: number };
-    expect(response.body).toEqual({ data: { createPet: { __typename: 'Pet', id: pet.id, ...input } } });
+    expect(response.body).toEqual({
+      data: { createPet: { __typename: 'Pet', id: pet.id, ...input } },
+      extensions: { storePosition: String(await server.testApp.store.headPosition()) },
+    });
     expect(server.testApp.application.getPet(pet.id)).toEqual({ id: pet.id, ...input, version: 0 });
   });
 

@@ -96,7 +96,10 @@ describe('the GraphQL fast path', () => {
     const fast = await send({
       query: 'mutation { createPet(input: { name: "Fast", categoryId: 3 }) { ... on Pet { name } } }',
     });
-    expect(fast.body).toBe('{"data":{"createPet":{"name":"Fast"}}}');
+    const position = await testApp.store.headPosition();
+    expect(fast.body).toBe(
+      `{"data":{"createPet":{"name":"Fast"}},"extensions":{"storePosition":"${position}"}}`,
+    );
   });
 
   it('renders execution errors as Yoga does, masked and coded', async () => {

@@ -86,7 +86,7 @@ describe('masked errors', () => {
       });
       const events = (await response.text()).split('\n\n').filter((block) => block.startsWith('event:'));
       expect(events).toEqual([
-        'event: next\ndata: {"errors":[{"message":"The server failed to handle the request. It has been logged.","extensions":{"code":"internal_error"}}]}',
+        'event: next\ndata: {"errors":[{"message":"The server failed to handle the request. It has been logged.","locations":[{"line":1,"column":1}],"extensions":{"code":"internal_error"}}]}',
         'event: complete\ndata:',
       ]);
       const logged = logLines.find((line) => line.requestId === 'req-masked-sse');

@@ -19,7 +19,10 @@ describe('a document with several operations', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ query: DOCUMENT, operationName: 'M' }),
     });
-    expect(await mutation.json()).toEqual({ data: { createPet: { id: 1 } } });
+    expect(await mutation.json()).toEqual({
+      data: { createPet: { id: 1 } },
+      extensions: { storePosition: String(await server.testApp.store.headPosition()) },
+    });
 
     const params = new URLSearchParams({ query: DOCUMENT, operationName: 'Q' });
     for (let i = 0; i < 3; i++) {

@@ -118,8 +118,14 @@ describe('Mutation.removePet', () => {
   });
 });
 
+/** The store position of each event of a pet's stream, as subscriptions report it in `extensions`. */
+async function positionsOf(id: number): Promise<{ storePosition: string }[]> {
+  const events = await server.testApp.store.readStream(`pet-${id}`);
+  return events.map((event) => ({ storePosition: String(event.position) }));
+}
+
 describe('Subscription.petChanged', () => {
-  it('delivers a pet’s creation, changes and removal in store order', async () => {
+  it('delivers a pet’s creation, changes and removal in store order, each with its store position', async () => {
     let id = 0;
     const events = await subscribeOverSse(
       server.endpoint,
@@ -131,15 +137,55 @@ describe('Subscription.petChanged', () => {
         await removePet({ id });
       },
     );
+    const [created, renamed, pending, removed] = await positionsOf(id);
     expect(events).toEqual([
       {
         data: { petChanged: { type: 'created', id, version: 0, pet: { name: 'Rex', status: 'available' } } },
+        extensions: created,
       },
       {
         data: { petChanged: { type: 'updated', id, version: 1, pet: { name: 'Max', status: 'available' } } },
+        extensions: renamed,
       },
-      { data: { petChanged: { type: 'updated', id, version: 2, pet: { name: 'Max', status: 'pending' } } } },
-      { data: { petChanged: { type: 'removed', id, version: 3, pet: null } } },
+      {
+        data: { petChanged: { type: 'updated', id, version: 2, pet: { name: 'Max', status: 'pending' } } },
+        extensions: pending,
+      },
+      { data: { petChanged: { type: 'removed', id, version: 3, pet: null } }, extensions: removed },
+    ]);
+  });
+
+  it('resumes after a store position: the changes since from the store, then live ones, none twice', async () => {
+    const { id } = await createPet();
+    await update({ id, input: { name: 'Max' } });
+    await update({ id, input: { status: 'sold' } });
+    const [created, renamed, sold] = await positionsOf(id);
+    const events = await subscribeOverSse(
+      server.endpoint,
+      `subscription { petChanged(after: "${created!.storePosition}") { type id version pet { name status } } }`,
+      3,
+      async () => {
+        await removePet({ id });
+      },
+    );
+    const removed = (await positionsOf(id))[3];
+    expect(events).toEqual([
+      {
+        data: { petChanged: { type: 'updated', id, version: 1, pet: { name: 'Max', status: 'available' } } },
+        extensions: renamed,
+      },
+      {
+        data: { petChanged: { type: 'updated', id, version: 2, pet: { name: 'Max', status: 'sold' } } },
+        extensions: sold,
+      },
+      { data: { petChanged: { type: 'removed', id, version: 3, pet: null } }, extensions: removed },
+    ]);
+  });
+
+  it('refuses an after that is not a store position', async () => {
+    const response = await server.post('subscription { petChanged(after: "yesterday") { id } }');
+    expect(response.body.errors?.map((error) => [error.message, error.extensions?.code])).toEqual([
+      ['after must be a store position: decimal digits.', 'validation_failed'],
     ]);
   });
 });

@@ -13,6 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** Where the pet's PetCreated is in the store, as subscriptions report it in `extensions`. */
+async function createdAt(pet: { id: number }): Promise<{ storePosition: string }> {
+  const [created] = await server.testApp.store.readStream(`pet-${pet.id}`);
+  return { storePosition: String(created!.position) };
+}
+
 /** Subscribes to petCreated and collects `next` payloads until `count` arrived. */
 function subscribe(count: number, whenOpen: () => Promise<void>): Promise<unknown[]> {
   return subscribeOverSse(
@@ -41,7 +47,44 @@ describe('Subscription.petCreated over server-sent events', () => {
       });
       created.push(await second.json());
     });
-    expect(events).toEqual(created.map((pet) => ({ data: { petCreated: pet } })));
+    expect(events).toEqual(
+      await Promise.all(
+        created.map(async (pet) => ({
+          data: { petCreated: pet },
+          extensions: await createdAt(pet as { id: number }),
+        })),
+      ),
+    );
+  });
+
+  it('resumes after a store position: the pets created since, then live ones', async () => {
+    const first = await server.testApp.application.createPet(
+      { name: randomName(), categoryId: 1 },
+      { correlationId: 't' },
+    );
+    const second = await server.testApp.application.createPet(
+      { name: randomName(), categoryId: 2 },
+      { correlationId: 't' },
+    );
+    const resumeAfter = (await createdAt(first.pet)).storePosition;
+    let third: { id: number } | undefined;
+    const events = await subscribeOverSse(
+      server.endpoint,
+      `subscription { petCreated(after: "${resumeAfter}") { id name } }`,
+      2,
+      async () => {
+        third = (
+          await server.testApp.application.createPet({ name: 'Live', categoryId: 3 }, { correlationId: 't' })
+        ).pet;
+      },
+    );
+    expect(events).toEqual([
+      {
+        data: { petCreated: { id: second.pet.id, name: second.pet.name } },
+        extensions: await createdAt(second.pet),
+      },
+      { data: { petCreated: { id: third!.id, name: 'Live' } }, extensions: await createdAt(third!) },
+    ]);
   });
 
   it('does not replay pets created before subscribing', async () => {
@@ -51,7 +94,12 @@ describe('Subscription.petCreated over server-sent events', () => {
     const events = await subscribe(1, async () => {
       await server.testApp.application.createPet(after, { correlationId: 'after' });
     });
-    expect(events).toEqual([{ data: { petCreated: expect.objectContaining(after) } }]);
+    expect(events).toEqual([
+      {
+        data: { petCreated: expect.objectContaining(after) },
+        extensions: { storePosition: expect.any(String) },
+      },
+    ]);
   });
 
   it('unsubscribes from the application when the client disconnects', async () => {

@@ -4,7 +4,8 @@ import { PET_NAME_MAX_LENGTH } from '../../../domain/pet-rules.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../../shared/errors.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
-import { liveStream } from '../live-stream.ts';
+import { noteStorePosition } from '../store-position.ts';
+import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
@@ -112,9 +113,15 @@ builder.subscriptionFields((t) => ({
   petChanged: t.field({
     type: PetChange,
     authScopes: { scope: 'pets:read' },
-    description: 'Every pet created, changed or removed from the moment of subscribing, in store order.',
-    subscribe: (_root, _args, { application, closing }) =>
-      liveStream<PetChangeShape>((emit) => application.onPetChange(emit), closing),
-    resolve: (change) => change,
+    description:
+      'Every pet created, changed or removed from the moment of subscribing, in store order. Each event ' +
+      'carries its store position in `extensions.storePosition`; to resume after a disconnection, subscribe ' +
+      'again with `after` set to the last one received: the changes since are delivered first.',
+    args: { after: t.arg.string({ description: RESUME_AFTER }) },
+    subscribe: (_root, { after }, { application, closing }) => petChanges(application, after, closing),
+    resolve: (change, _args, context) => {
+      noteStorePosition(context, change.position);
+      return change;
+    },
   }),
 }));

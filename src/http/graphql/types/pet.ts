@@ -3,13 +3,14 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from '../../../application/queries/list-pets.ts';
-import type { PetsPage } from '../../../application/index.ts';
+import type { PetChange, PetsPage } from '../../../application/index.ts';
 import { MAX_PET_ID, type VersionedPet } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { liveStream } from '../live-stream.ts';
 import { connection } from '../page.ts';
+import { noteStorePosition } from '../store-position.ts';
+import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
 
@@ -87,12 +88,16 @@ builder.subscriptionFields((t) => ({
   petCreated: t.field({
     type: Pet,
     authScopes: { scope: 'pets:read' },
-    description: 'Every pet created from the moment of subscribing, in the order the store recorded them.',
-    subscribe: (_root, _args, { application, closing }) =>
-      liveStream<VersionedPet>(
-        (emit) => application.onPetChange((change) => change.type === 'created' && emit(change.pet)),
-        closing,
-      ),
-    resolve: (pet) => pet,
+    description:
+      'Every pet created from the moment of subscribing, in the order the store recorded them. Each event ' +
+      'carries its store position in `extensions.storePosition`; to resume after a disconnection, subscribe ' +
+      'again with `after` set to the last one received: the pets created since are delivered first.',
+    args: { after: t.arg.string({ description: RESUME_AFTER }) },
+    subscribe: (_root, { after }, { application, closing }) =>
+      petChanges(application, after, closing, (change) => change.type === 'created'),
+    resolve: (change, _args, context) => {
+      noteStorePosition(context, change.position);
+      return (change as Extract<PetChange, { pet: VersionedPet }>).pet;
+    },
   }),
 }));

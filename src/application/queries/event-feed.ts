@@ -1,0 +1,184 @@
+import { publicEventData } from '../../shared/event-data.ts';
+import { ValidationError } from '../../shared/errors.ts';
+import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
+import type { ApiKeyReadModel } from '../ports/read-models.ts';
+import { validateLimit } from './paging.ts';
+import { parsePosition } from './positions.ts';
+
+/**
+ * One event as auditors see it: where it stands in the store, what it was, when, who did it (the
+ * key's id and name, never a secret), in which request, and its data with secret material left
+ * out (src/shared/event-data.ts). The feed and a stream's history show events this one way.
+ */
+export type AuditEvent = {
+  /** Decimal string: positions outgrow JSON numbers on KurrentDB. */
+  readonly position: string;
+  readonly stream: string;
+  readonly revision: number;
+  readonly type: string;
+  /** RFC 3339: when the command that recorded it was decided. */
+  readonly time: string;
+  /** The API key that acted; null when the CLI or the service itself did. */
+  readonly actor: { readonly keyId: string; readonly name: string } | null;
+  /** The X-Request-Id of the request that recorded it (the CLI's own id for the CLI). */
+  readonly requestId: string;
+  readonly data: Readonly<Record<string, unknown>>;
+};
+
+export type EventFeedQuery = {
+  /** Events after this store position; from the start when absent. */
+  readonly after?: string | bigint;
+  readonly type?: string;
+  readonly stream?: string;
+  readonly limit?: number;
+};
+
+export type FollowQuery = Omit<EventFeedQuery, 'limit'> & {
+  /** Without `after`: from the first event (true) or from the store's head, only what comes next. */
+  readonly fromStart?: boolean;
+};
+
+export type EventFeedPage = {
+  readonly events: readonly AuditEvent[];
+  /** Pass as `after` for the next page; absent once the store has no more. */
+  readonly nextAfter?: string;
+};
+
+/**
+ * A filtered page reads at most this many events: past it, the page ends short (maybe empty) with
+ * a cursor at the last event read, so that no request scans the whole store. Follow the cursor.
+ */
+export const FEED_SCAN_LIMIT = 10_000;
+
+type Filter = { readonly type?: string; readonly stream?: string };
+
+export function eventFeedQueries(deps: { readonly store: EventStore; readonly keys: ApiKeyReadModel }) {
+  const { store, keys } = deps;
+  return {
+    /** All events in store order, a page at a time, optionally of one type or one stream. */
+    async eventFeed(query: EventFeedQuery = {}): Promise<EventFeedPage> {
+      const limit = validateLimit(query.limit);
+      const after = query.after === undefined ? undefined : parsePosition(query.after, 'after');
+      const filter = validateFilter(query);
+      const { events, scannedTo, more } =
+        filter.stream === undefined
+          ? await scan(store, after, limit, filter)
+          : await fromStream(store, filter.stream, after, limit, filter);
+      const page = events.map((event) => auditEvent(event, keys));
+      const nextAfter = more
+        ? events.length > 0 && events.length === limit
+          ? page.at(-1)!.position
+          : scannedTo
+        : undefined;
+      return nextAfter === undefined ? { events: page } : { events: page, nextAfter };
+    },
+    /**
+     * Every event after `after` (after the store's head when absent: only what comes next), live,
+     * until `signal` aborts. The query is checked at once; the events are pulled: a consumer that
+     * reads slowly slows its own subscription, and nothing piles up in memory.
+     */
+    followEvents(query: FollowQuery, signal: AbortSignal): AsyncIterable<AuditEvent> {
+      const filter = validateFilter(query);
+      const after = query.after === undefined ? undefined : parsePosition(query.after, 'after');
+      return follow(store, keys, filter, after ?? (query.fromStart === true ? 'start' : 'head'), signal);
+    },
+  };
+}
+
+async function* follow(
+  store: EventStore,
+  keys: ApiKeyReadModel,
+  filter: Filter,
+  from: bigint | 'start' | 'head',
+  signal: AbortSignal,
+): AsyncGenerator<AuditEvent> {
+  const after = from === 'head' ? await store.headPosition() : from === 'start' ? undefined : from;
+  if (signal.aborted) return;
+  const subscription = store.subscribeToAll(after === undefined ? {} : { after });
+  const close = () => void subscription.close();
+  signal.addEventListener('abort', close, { once: true });
+  try {
+    for await (const batch of subscription.batches()) {
+      for (const event of batch) if (matches(event, filter)) yield auditEvent(event, keys);
+    }
+  } finally {
+    signal.removeEventListener('abort', close);
+    await subscription.close();
+  }
+}
+
+export function auditEvent(event: RecordedEvent, keys: Pick<ApiKeyReadModel, 'byId'>): AuditEvent {
+  const { apiKeyId, occurredAt, correlationId } = event.metadata;
+  return {
+    position: event.position.toString(),
+    stream: event.streamName,
+    revision: Number(event.revision),
+    type: event.type,
+    time: occurredAt,
+    actor: apiKeyId === undefined ? null : { keyId: apiKeyId, name: keys.byId(apiKeyId)?.name ?? '' },
+    requestId: correlationId,
+    data: publicEventData(event.data),
+  };
+}
+
+type Scanned = {
+  readonly events: RecordedEvent[];
+  readonly scannedTo: string | undefined;
+  readonly more: boolean;
+};
+
+/** The first `limit` matching events after `after`, reading at most FEED_SCAN_LIMIT (or limit + 1 unfiltered). */
+async function scan(
+  store: EventStore,
+  after: bigint | undefined,
+  limit: number,
+  filter: Filter,
+): Promise<Scanned> {
+  const events: RecordedEvent[] = [];
+  let read = 0;
+  let last: RecordedEvent | undefined;
+  const budget = filter.type === undefined ? limit + 1 : FEED_SCAN_LIMIT + 1;
+  for await (const event of store.readAll({ ...(after !== undefined && { after }), maxCount: budget })) {
+    if (events.length === limit && matches(event, filter))
+      return { events, scannedTo: undefined, more: true };
+    read += 1;
+    last = event;
+    if (matches(event, filter)) events.push(event);
+  }
+  // Read to the budget without another match: there may be more past it.
+  return { events, scannedTo: last?.position.toString(), more: read === budget };
+}
+
+/** One stream's events after a position: a stream is short, so it is read whole and filtered. */
+async function fromStream(
+  store: EventStore,
+  stream: string,
+  after: bigint | undefined,
+  limit: number,
+  filter: Filter,
+): Promise<Scanned> {
+  const events = (await store.readStream(stream)).filter(
+    (event) => (after === undefined || event.position > after) && matches(event, filter),
+  );
+  return { events: events.slice(0, limit), scannedTo: undefined, more: events.length > limit };
+}
+
+function matches(event: RecordedEvent, filter: Filter): boolean {
+  return (
+    (filter.type === undefined || event.type === filter.type) &&
+    (filter.stream === undefined || event.streamName === filter.stream)
+  );
+}
+
+function validateFilter(query: Filter): Filter {
+  for (const field of ['type', 'stream'] as const) {
+    const value = query[field];
+    if (value !== undefined && (value.length === 0 || value.length > 200)) {
+      throw new ValidationError(`${field} must be 1 to 200 characters.`, field);
+    }
+  }
+  return {
+    ...(query.type !== undefined && { type: query.type }),
+    ...(query.stream !== undefined && { stream: query.stream }),
+  };
+}

@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+import { eventFeedQueries } from '../application/queries/event-feed.ts';
+import { loadConfig } from '../config.ts';
+import { openEventStore } from '../eventstore/index.ts';
+import { followApiKeys } from './key-names.ts';
+import { LineOutput } from './output.ts';
+import { UsageError } from './usage-error.ts';
+
+const USAGE = `Usage: petstore events [--stream S] [--type T] [--from P] [--follow]
+
+Prints the store's events as JSON lines, oldest first, as GET /v1/audit/events shows them: every
+event from position P on (from the first without --from), only of stream S or of type T if asked.
+With --follow it then prints each new event as it is stored, until interrupted.`;
+
+/** `petstore events`: the event feed for operators, on the store PETSTORE_DATA_DIR or EVENT_STORE_URL names. */
+export async function run(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      stream: { type: 'string' },
+      type: { type: 'string' },
+      from: { type: 'string' },
+      follow: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+  if (values.help === true) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (values.from !== undefined && !/^\d{1,40}$/.test(values.from)) {
+    throw new UsageError(
+      `--from takes a store position (decimal digits), not ${JSON.stringify(values.from)}`,
+    );
+  }
+  const filter = {
+    ...(values.stream !== undefined && { stream: values.stream }),
+    ...(values.type !== undefined && { type: values.type }),
+  };
+  const from = values.from === undefined ? undefined : BigInt(values.from);
+  const after = from === undefined || from === 0n ? undefined : from - 1n;
+
+  const config = loadConfig(process.env);
+  const store = await openEventStore(config);
+  const keys = await followApiKeys(store, config);
+  const output = new LineOutput();
+  const stop = new AbortController();
+  const interrupt = () => stop.abort();
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  output.gone.addEventListener('abort', interrupt);
+  const feed = eventFeedQueries({ store, keys: keys.keys });
+  try {
+    const events = values.follow
+      ? feed.followEvents(
+          { ...filter, ...(after === undefined ? { fromStart: true } : { after }) },
+          stop.signal,
+        )
+      : pages(feed, filter, after, stop.signal);
+    for await (const event of events) {
+      await output.write(JSON.stringify(event));
+      if (stop.signal.aborted) break;
+    }
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+    await keys.stop();
+    await store.close();
+  }
+}
+
+/** Every event there is now, a page at a time. */
+async function* pages(
+  feed: ReturnType<typeof eventFeedQueries>,
+  filter: { stream?: string; type?: string },
+  from: bigint | undefined,
+  signal: AbortSignal,
+) {
+  let after = from;
+  while (!signal.aborted) {
+    const page = await feed.eventFeed({ ...filter, ...(after !== undefined && { after }), limit: 100 });
+    yield* page.events;
+    if (page.nextAfter === undefined) return;
+    after = BigInt(page.nextAfter);
+  }
+}

@@ -1,0 +1,181 @@
+import { parseArgs } from 'node:util';
+import { pino } from 'pino';
+import type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
+import { loadConfig } from '../config.ts';
+import { openEventStore } from '../eventstore/index.ts';
+import { offlineStatus, rebuildOffline, verifyOffline } from '../read-models/offline.ts';
+import { progressFigures } from '../read-models/rebuild.ts';
+import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
+import { PROJECTIONS } from '../service.ts';
+import { adminClient } from './admin-client.ts';
+import { type ProgressFigures, progressReporter } from './progress.ts';
+import { UsageError } from './usage-error.ts';
+
+const NAMES = PROJECTIONS.map((projection) => projection.name);
+
+const USAGE = `Usage:
+  petstore projections status [--url URL] [--json]
+  petstore projections rebuild [name] [--url URL]
+  petstore projections verify [name] [--url URL] [--json]
+
+With --url, asks that running server about its own read models (its admin endpoints, with the key
+in PETSTORE_API_KEY, which needs the admin scope): rebuild folds every event into a new read model
+beside the live one, which keeps serving, and swaps it in once caught up; verify folds every event
+afresh and compares with the live read model and the snapshot file.
+Without --url, works on the store and the snapshot files of PETSTORE_DATA_DIR: status shows what a
+server would start from, rebuild writes a new snapshot (a running server keeps its own read model
+until it restarts), verify compares a fresh fold with the snapshot.
+verify exits with 1 and names the first difference when they disagree.
+Projections: ${NAMES.join(', ')} (all of them when none is named).`;
+
+/** `petstore projections status|rebuild|verify`: the read models, for operators. */
+export async function run(args: string[]): Promise<void> {
+  const [subcommand, ...rest] = args;
+  if (subcommand === undefined || subcommand === '--help' || subcommand === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!['status', 'rebuild', 'verify'].includes(subcommand)) {
+    throw new UsageError(`unknown subcommand ${JSON.stringify(subcommand)}\n${USAGE}`);
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: { url: { type: 'string' }, json: { type: 'boolean' } },
+    allowPositionals: true,
+  });
+  if (positionals.length > (subcommand === 'status' ? 0 : 1))
+    throw new UsageError(`too many arguments\n${USAGE}`);
+  const names = positionals.length === 0 ? NAMES : positionals;
+  for (const name of names) {
+    if (!NAMES.includes(name))
+      throw new UsageError(`no projection is named ${JSON.stringify(name)}: ${NAMES.join(', ')}`);
+  }
+  const config = loadConfig(process.env);
+  const operator = values.url === undefined ? await offline(config) : remote(values.url, config.apiKey);
+  try {
+    if (subcommand === 'status') printStatus(await operator.status(), values.json === true);
+    else if (subcommand === 'rebuild') for (const name of names) await rebuild(operator, name);
+    else await verify(operator, names, values.json === true);
+  } finally {
+    await operator.close();
+  }
+}
+
+/** Where a rebuild ended: its last figures, and for a server's, its state. */
+type Rebuilt = ProgressFigures & { readonly state?: RebuildStatus['state']; readonly error?: string };
+
+type Operator = {
+  status(): Promise<ProjectionStatus[]>;
+  rebuild(name: string, onProgress: (figures: ProgressFigures) => void): Promise<Rebuilt>;
+  verify(name: string): Promise<VerifyReport>;
+  close(): Promise<void>;
+};
+
+function remote(url: string, apiKey: string | undefined): Operator {
+  const client = adminClient(url, apiKey);
+  return { ...client, close: async () => {} };
+}
+
+async function offline(config: ReturnType<typeof loadConfig>): Promise<Operator> {
+  const store = await openEventStore(config);
+  const snapshots = dataDirSnapshots(config.dataDir);
+  const logger = pino({ level: 'silent' });
+  const projection = (name: string) => PROJECTIONS.find((candidate) => candidate.name === name)!;
+  return {
+    status: () => offlineStatus(store, snapshots, PROJECTIONS),
+    async rebuild(name, onProgress) {
+      let last: ProgressFigures | undefined;
+      await rebuildOffline(store, snapshots, projection(name), logger, (progress) => {
+        last = progressFigures(progress);
+        onProgress(last);
+      });
+      return { ...(last ?? { events: 0, eventsPerSecond: 0 }), position: '1', target: '1', etaSeconds: 0 };
+    },
+    verify: (name) => verifyOffline(store, snapshots, projection(name), logger),
+    close: () => store.close(),
+  };
+}
+
+async function rebuild(operator: Operator, name: string): Promise<void> {
+  const progress = progressReporter();
+  const finished = await operator.rebuild(name, (figures) => progress.update(name, figures));
+  if (finished.state === 'failed') {
+    process.exitCode = 1;
+    process.stderr.write(`${name}: the rebuild failed: ${finished.error}\n`);
+    return;
+  }
+  progress.done(name, finished);
+  const swapped = finished.state === undefined ? 'snapshot saved' : 'swapped in for the live read model';
+  process.stdout.write(`${name}: rebuilt from ${finished.events} events; ${swapped}\n`);
+}
+
+async function verify(operator: Operator, names: readonly string[], json: boolean): Promise<void> {
+  const reports: VerifyReport[] = [];
+  for (const name of names) reports.push(await operator.verify(name));
+  const failed = reports.some((report) => isFailure(report.live) || isFailure(report.snapshot));
+  if (failed) process.exitCode = 1;
+  if (json) {
+    process.stdout.write(`${JSON.stringify(reports, null, 2)}\n`);
+    return;
+  }
+  for (const report of reports) {
+    process.stdout.write(`${report.name} v${report.version}:\n`);
+    process.stdout.write(`  live read model: ${describe(report.live, 'live')}\n`);
+    process.stdout.write(`  snapshot:        ${describe(report.snapshot, 'snapshot')}\n`);
+  }
+}
+
+const isFailure = (comparison: Comparison) =>
+  comparison.result === 'different' || comparison.result === 'refused';
+
+function describe(comparison: Comparison, other: string): string {
+  switch (comparison.result) {
+    case 'same':
+      return `same as a fresh fold of every event (at position ${comparison.checkpoint})`;
+    case 'different':
+      return `DIFFERS from a fresh fold (at position ${comparison.checkpoint}): first at ${comparison.path}: fresh ${comparison.expected}, ${other} ${comparison.actual}`;
+    case 'refused':
+      return `REFUSED: ${comparison.reason}`;
+    default:
+      return `not compared: ${comparison.reason}`;
+  }
+}
+
+function printStatus(statuses: readonly ProjectionStatus[], json: boolean): void {
+  if (json) {
+    process.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
+    return;
+  }
+  const rows = [['PROJECTION', 'VERSION', 'CHECKPOINT', 'LAG', 'SNAPSHOT', 'REBUILD']];
+  for (const status of statuses) {
+    const { lag, snapshot, rebuild } = status;
+    rows.push([
+      status.name,
+      `${status.version}${status.interimFromVersion === null ? '' : ` (serving v${status.interimFromVersion} meanwhile)`}`,
+      status.checkpoint ?? '-',
+      `${lag.capped ? '>' : ''}${lag.events} events, ${lag.seconds} s`,
+      snapshot === null
+        ? '-'
+        : `v${snapshot.version} at ${snapshot.checkpoint}, ${age(snapshot.ageSeconds)} old`,
+      rebuild === null
+        ? '-'
+        : rebuild.state === 'failed'
+          ? `failed: ${rebuild.error}`
+          : `${rebuild.state}, ${rebuild.events} events`,
+    ]);
+  }
+  const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
+  for (const row of rows)
+    process.stdout.write(
+      `${row
+        .map((cell, i) => cell.padEnd(widths[i]!))
+        .join('  ')
+        .trimEnd()}\n`,
+    );
+}
+
+function age(seconds: number): string {
+  if (seconds < 120) return `${seconds} s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)} min`;
+  return `${Math.round(seconds / 3600)} h`;
+}

@@ -1,0 +1,133 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { petstore } from '../support/cli.ts';
+import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** `petstore events` as a separate process, on a store written beforehand. */
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+let temp: ReturnType<typeof makeTempDir>;
+let store: EventStore;
+
+beforeAll(async () => {
+  temp = makeTempDir();
+  store = openDataDirStore(temp.dir);
+  await seedPets(store, 3000);
+  await store.appendToStream('pet-2', [
+    {
+      type: 'PetRenamed',
+      data: { id: 2, name: 'Max', previousName: 'Pet 2' },
+      metadata: {
+        eventId: 'e-rename',
+        occurredAt: '2026-11-23T10:00:00.000Z',
+        correlationId: 'req-7',
+        schemaVersion: 1,
+      },
+    },
+  ]);
+});
+afterAll(async () => {
+  await store.close();
+  temp.remove();
+});
+
+const events = (...args: string[]) => petstore(temp.dir, ['events', ...args]);
+const lines = (stdout: string) =>
+  stdout
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+describe('petstore events', () => {
+  it('prints every event as a JSON line, in store order, as the audit feed shows it', async () => {
+    const { code, stdout, stderr } = await events();
+    const printed = lines(stdout);
+    expect([code, stderr, printed.length]).toEqual([0, '', 3002]);
+    expect(printed.map((event) => event.position)).toEqual(
+      Array.from({ length: 3002 }, (_, i) => String(i + 1)),
+    );
+    expect(printed.at(-1)).toEqual({
+      position: '3002',
+      stream: 'pet-2',
+      revision: 1,
+      type: 'PetRenamed',
+      time: '2026-11-23T10:00:00.000Z',
+      actor: null,
+      requestId: 'req-7',
+      data: { id: 2, name: 'Max', previousName: 'Pet 2' },
+    });
+  });
+
+  it('prints one stream, one type, or from a position on', async () => {
+    expect(lines((await events('--stream', 'pet-2')).stdout).map((event) => event.type)).toEqual([
+      'PetCreated',
+      'PetRenamed',
+    ]);
+    expect(lines((await events('--type', 'PetRenamed')).stdout).map((event) => event.position)).toEqual([
+      '3002',
+    ]);
+    expect(lines((await events('--from', '3000')).stdout).map((event) => event.position)).toEqual([
+      '3000',
+      '3001',
+      '3002',
+    ]);
+  });
+
+  it('refuses a --from that is not a position, with exit code 2', async () => {
+    expect(await events('--from', 'monday')).toMatchObject({
+      code: 2,
+      stderr: 'petstore events: --from takes a store position (decimal digits), not "monday"\n',
+    });
+  });
+
+  it('ends quietly when its reader goes away (| head): no EPIPE trace, exit code 0', async () => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'events'], {
+      cwd: ROOT,
+      env: { ...process.env, PETSTORE_DATA_DIR: temp.dir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = once(child, 'exit');
+    const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
+    child.stdout.destroy(); // what head does after its lines
+    const [code] = (await exited) as [number];
+    expect([JSON.parse(first).position, code, stderr]).toEqual(['1', 0, '']);
+  });
+
+  it('follows: prints the events stored after it started, until interrupted', async () => {
+    const child = spawn(
+      process.execPath,
+      [path.join(ROOT, 'bin/petstore.js'), 'events', '--follow', '--type', 'PetRemoved'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, PETSTORE_DATA_DIR: temp.dir, LOG_LEVEL: 'silent' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const exited = once(child, 'exit');
+    const printed = createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // it has started and printed what there was (nothing)
+    const metadata = {
+      eventId: 'e-remove',
+      occurredAt: '2026-11-23T10:01:00.000Z',
+      correlationId: 'req-8',
+      schemaVersion: 1,
+    };
+    const { position } = await store.appendToStream('pet-3', [
+      { type: 'PetRemoved', data: { id: 3 }, metadata },
+    ]);
+    const line = await printed.next();
+    expect(JSON.parse(line.value as string)).toMatchObject({
+      position: String(position),
+      type: 'PetRemoved',
+    });
+    child.kill('SIGINT');
+    expect(((await exited) as [number])[0]).toBe(0);
+  });
+});

@@ -1,0 +1,187 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiKeysProjection } from '../../projections/api-keys.ts';
+import { petListProjection } from '../../projections/pet-list.ts';
+import { snapshotDirectory } from '../../src/read-models/snapshot-file.ts';
+import { petstore } from '../support/cli.ts';
+import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** `petstore projections …` as separate processes: on the files alone, then against a running server. */
+
+const PETS = 5000;
+const EVENTS = PETS + 1; // and the id block
+let temp: ReturnType<typeof makeTempDir>;
+let snapshots: ReturnType<typeof snapshotDirectory>;
+
+beforeAll(async () => {
+  temp = makeTempDir();
+  snapshots = snapshotDirectory(path.join(temp.dir, 'snapshots'));
+  const store = openDataDirStore(temp.dir);
+  await seedPets(store, PETS);
+  await store.close();
+});
+afterAll(() => temp.remove());
+
+const projections = (args: string[], env: Record<string, string> = {}) =>
+  petstore(temp.dir, ['projections', ...args], env);
+const statusOf = async (name: string, args: string[] = [], env: Record<string, string> = {}) => {
+  const { stdout } = await projections(['status', '--json', ...args], env);
+  return (JSON.parse(stdout) as { name: string }[]).find((status) => status.name === name);
+};
+
+/** A snapshot that checks out (right format, checksum, store) but whose state is wrong: pet 5 renamed. */
+async function snapshotWithAWrongName(): Promise<void> {
+  const loaded = await snapshots.load('pet-list');
+  if (!loaded.ok) throw new Error(loaded.reason);
+  const {
+    parts,
+    format: _format,
+    formatVersion: _v,
+    savedAt: _at,
+    bodyBytes: _b,
+    sha256: _s,
+    ...meta
+  } = loaded.snapshot;
+  const [first, ...rest] = parts as { names: string[] }[];
+  first!.names[4] = 'Tampered';
+  await snapshots.save(meta, [first, ...rest]);
+}
+
+describe('on the store and snapshot files alone', () => {
+  it('status: no snapshot yet, so a server would fold every event', async () => {
+    expect(await statusOf('pet-list')).toEqual({
+      name: 'pet-list',
+      version: petListProjection.version,
+      checkpoint: null,
+      lag: { events: EVENTS, capped: false, seconds: expect.any(Number) },
+      snapshot: null,
+      interimFromVersion: null,
+      rebuild: null,
+    });
+  });
+
+  it('rebuild: folds every event with plain progress lines off a terminal, and saves the snapshot', async () => {
+    const { code, stdout, stderr } = await projections(['rebuild', 'pet-list']);
+    expect([code, stdout]).toEqual([0, `pet-list: rebuilt from ${EVENTS} events; snapshot saved\n`]);
+    expect(stderr.trimEnd().split('\n').at(-1)).toMatch(
+      /^pet-list: 100%, 5,001 events, [\d,]+ events\/s, ETA 0 s$/,
+    );
+    expect(await statusOf('pet-list')).toMatchObject({
+      checkpoint: String(EVENTS),
+      lag: { events: 0, capped: false, seconds: 0 },
+      snapshot: { version: petListProjection.version, checkpoint: String(EVENTS) },
+    });
+  });
+
+  it('verify: the snapshot is what a fresh fold gives', async () => {
+    const { code, stdout } = await projections(['verify', 'pet-list']);
+    expect(code).toBe(0);
+    expect(stdout).toContain(`snapshot:        same as a fresh fold of every event (at position ${EVENTS})`);
+  });
+
+  it('verify: exits 1 and names the first difference of a snapshot that checks out but is wrong', async () => {
+    await snapshotWithAWrongName();
+    const { code, stdout } = await projections(['verify', 'pet-list']);
+    expect(code).toBe(1);
+    expect(stdout).toContain(
+      `snapshot:        DIFFERS from a fresh fold (at position ${EVENTS}): first at [0].names[4] (id 5): fresh "Pet 5", snapshot "Tampered"`,
+    );
+  });
+
+  it('verify: exits 1 on a corrupted snapshot, saying why it is refused', async () => {
+    const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
+    const good = readFileSync(file);
+    const bad = Buffer.from(good);
+    bad[bad.length - 10] = bad[bad.length - 10]! ^ 1;
+    writeFileSync(file, bad);
+    const { code, stdout } = await projections(['verify', 'pet-list']);
+    writeFileSync(file, good);
+    expect([
+      code,
+      stdout.includes('snapshot:        REFUSED: the body does not match its SHA-256: corrupted'),
+    ]).toEqual([1, true]);
+  });
+});
+
+describe('against a running server (--url)', () => {
+  let server: ServerProcess;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    // The server starts from the snapshot that checks out but is wrong: its live read model is wrong too.
+    server = await startServerProcess({ PETSTORE_DATA_DIR: temp.dir });
+    const key = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, [
+      '--plan',
+      'enterprise',
+      '--per-minute',
+      '100000',
+      '--per-day',
+      '1000000',
+      '--scopes',
+      'admin,pets:read',
+    ]);
+    env = { PETSTORE_API_KEY: key };
+  });
+  afterAll(() => server?.kill());
+
+  it('verify: names the first difference in the live read model and in the snapshot, and exits 1', async () => {
+    const { code, stdout } = await projections(['verify', 'pet-list', '--url', server.url], env);
+    expect(code).toBe(1);
+    expect(stdout).toContain('live read model: DIFFERS from a fresh fold');
+    expect(stdout).toContain('first at [0].names[4] (id 5): fresh "Pet 5", live "Tampered"');
+    expect(stdout).toContain('first at [0].names[4] (id 5): fresh "Pet 5", snapshot "Tampered"');
+  });
+
+  it('rebuild: swaps a fresh read model in, and the server answers right from then on', async () => {
+    const before = await snapshots.header('pet-list');
+    const { code, stdout } = await projections(['rebuild', 'pet-list', '--url', server.url], env);
+    expect([code, stdout]).toEqual([
+      0,
+      `pet-list: rebuilt from ${EVENTS + 1} events; swapped in for the live read model\n`,
+    ]);
+    const pet = await fetch(`${server.url}/v1/pets/5`, {
+      headers: { authorization: `Bearer ${env.PETSTORE_API_KEY}` },
+    });
+    expect(((await pet.json()) as { name: string }).name).toBe('Pet 5');
+    // The server saves the new read model as its snapshot once swapped in.
+    await expect.poll(async () => (await snapshots.header('pet-list'))?.savedAt).not.toBe(before?.savedAt);
+    const verified = await projections(['verify', '--url', server.url], env);
+    expect(verified.code).toBe(0);
+    expect(verified.stdout.split('\n').filter((line) => line.includes('same as a fresh fold'))).toHaveLength(
+      3,
+    );
+    expect(verified.stdout).toContain(
+      `api-keys v${apiKeysProjection.version}:\n  live read model: same as a fresh fold`,
+    );
+    expect(verified.stdout).toContain('snapshot:        not compared: no snapshot'); // api-keys: none saved yet
+  });
+
+  it('status: the live read model’s checkpoint and lag, and the last rebuild', async () => {
+    expect(await statusOf('pet-list', ['--url', server.url], env)).toMatchObject({
+      checkpoint: String(EVENTS + 1), // the key the server was given is an event too
+      lag: { events: 0, capped: false, seconds: 0 },
+      rebuild: {
+        state: 'done',
+        events: EVENTS + 1,
+        position: String(EVENTS + 1),
+        target: String(EVENTS + 1),
+      },
+    });
+  });
+
+  it('needs a key with the admin scope', async () => {
+    expect(await projections(['status', '--url', server.url])).toMatchObject({
+      code: 2,
+      stderr: 'petstore projections: --url needs an API key with the admin scope in PETSTORE_API_KEY\n',
+    });
+    const reader = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['--plan', 'free', '--scopes', 'pets:read']);
+    const refused = await projections(['status', '--url', server.url], { PETSTORE_API_KEY: reader });
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('answered 403 insufficient_scope'),
+    });
+  });
+});

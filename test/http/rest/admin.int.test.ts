@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
+import { openApiMismatches } from '../../support/openapi.ts';
+
+/** The admin endpoints over this server's read models, as the OpenAPI document describes them. */
+
+let app: GuardedApp;
+let admin: string;
+let auditor: string;
+
+beforeAll(async () => {
+  app = await startGuardedApp({ clock: controlledClock(Date.parse('2026-11-23T10:00:00Z')) });
+  admin = `Bearer ${(await app.issueKey({ plan: 'enterprise', perMinute: 10_000, perDay: 100_000, scopes: ['admin'] })).secret}`;
+  auditor = `Bearer ${(await app.issueKey({ plan: 'free', scopes: ['audit:read'] })).secret}`;
+  await app.application.createPet({ name: 'Rex', categoryId: 1 }, { correlationId: 'seed' });
+});
+afterAll(() => app.close());
+
+const call = (method: 'GET' | 'POST', url: string, authorization = admin) =>
+  app.app.inject({ method, url, headers: { authorization } });
+
+describe('the admin endpoints', () => {
+  it('GET /v1/admin/projections: each read model of this server', async () => {
+    const response = await call('GET', '/v1/admin/projections');
+    const head = String(await app.store.headPosition());
+    expect(openApiMismatches('GET', '/admin/projections', response)).toEqual([]);
+    expect(response.json()).toEqual([
+      expect.objectContaining({
+        name: 'pet-list',
+        checkpoint: head,
+        lag: { events: 0, capped: false, seconds: 0 },
+      }),
+      expect.objectContaining({
+        name: 'api-keys',
+        checkpoint: head,
+        lag: { events: 0, capped: false, seconds: 0 },
+      }),
+      expect.objectContaining({
+        name: 'orders',
+        checkpoint: head,
+        lag: { events: 0, capped: false, seconds: 0 },
+      }),
+    ]);
+  });
+
+  it('POST /v1/admin/projections/{name}/rebuild: 202 with the rebuild, then done', async () => {
+    const response = await call('POST', '/v1/admin/projections/pet-list/rebuild');
+    expect([
+      response.statusCode,
+      openApiMismatches('POST', '/admin/projections/{name}/rebuild', response),
+    ]).toEqual([202, []]);
+    await expect
+      .poll(
+        async () =>
+          (await call('GET', '/v1/admin/projections')).json<{ rebuild: { state: string } | null }[]>()[0]!
+            .rebuild?.state,
+      )
+      .toBe('done');
+  });
+
+  it('POST /v1/admin/projections/{name}/verify: the comparisons', async () => {
+    const response = await call('POST', '/v1/admin/projections/api-keys/verify');
+    expect(openApiMismatches('POST', '/admin/projections/{name}/verify', response)).toEqual([]);
+    expect(response.json()).toMatchObject({ name: 'api-keys', live: { result: 'same' } });
+  });
+
+  it('404 for a projection that does not exist', async () => {
+    const response = await call('POST', '/v1/admin/projections/orders-by-moon/verify');
+    expect([response.statusCode, response.json()]).toEqual([
+      404,
+      { code: 'not_found', message: 'There is no projection named "orders-by-moon".', status: 404 },
+    ]);
+  });
+
+  it('403 without the admin scope', async () => {
+    const response = await call('GET', '/v1/admin/projections', auditor);
+    expect([response.statusCode, response.json<{ code: string }>().code]).toEqual([
+      403,
+      'insufficient_scope',
+    ]);
+  });
+});
+
+it('GET /v1/audit/events answers as the OpenAPI document says', async () => {
+  const response = await call('GET', '/v1/audit/events?limit=2', auditor);
+  expect(openApiMismatches('GET', '/audit/events', response)).toEqual([]);
+});

@@ -1,0 +1,243 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventStore, RecordedEvent } from '../../src/application/ports/event-store.ts';
+import { loadConfig } from '../../src/config.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { openGuard } from '../../src/http/guard.ts';
+import { type Service, startService } from '../../src/service.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * The store under a switch: while `held`, the read models' subscription delivers nothing, so that
+ * the store can be ahead of them (as another process's writes are, for a moment).
+ */
+function holdableStore(store: EventStore) {
+  let release = Promise.withResolvers<void>();
+  let held = false;
+  const holdable: EventStore = {
+    appendToStream: (...args) => store.appendToStream(...args),
+    appendToStreams: (...args) => store.appendToStreams(...args),
+    readStream: (...args) => store.readStream(...args),
+    readAll: (...args) => store.readAll(...args),
+    headPosition: () => store.headPosition(),
+    close: () => store.close(),
+    subscribeToAll(options) {
+      const subscription = store.subscribeToAll(options);
+      return {
+        ...subscription,
+        async *batches(): AsyncGenerator<readonly RecordedEvent[]> {
+          for await (const batch of subscription.batches()) {
+            while (held) await release.promise;
+            yield batch;
+          }
+        },
+        close: () => subscription.close(),
+      };
+    },
+  };
+  return {
+    store: holdable,
+    hold: () => {
+      held = true;
+      release = Promise.withResolvers<void>();
+    },
+    release: () => {
+      held = false;
+      release.resolve();
+    },
+  };
+}
+
+const temp = makeTempDir();
+const underlying = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+const switchable = holdableStore(underlying);
+let service: Service;
+let app: FastifyInstance;
+
+beforeAll(async () => {
+  const config = loadConfig({
+    PETSTORE_DATA_DIR: temp.dir,
+    LOG_LEVEL: 'silent',
+    MIN_POSITION_WAIT_MS: '300',
+  });
+  const logger = pino({ level: 'silent' });
+  service = await startService(config, logger, { store: switchable.store });
+  app = await buildApp({ config, application: service.application, guard: openGuard, logger });
+});
+afterAll(async () => {
+  await app.close();
+  await service.stop();
+  await underlying.close();
+  temp.remove();
+});
+
+const json = { 'content-type': 'application/json' };
+const lastPositionOf = async (stream: string) =>
+  String((await underlying.readStream(stream)).at(-1)!.position);
+
+async function createPet(): Promise<{ id: number; position: string | undefined }> {
+  const response = await app.inject({
+    method: 'POST',
+    url: '/v1/pets',
+    headers: json,
+    payload: { name: 'Rex', categoryId: 1 },
+  });
+  return {
+    id: response.json<{ id: number }>().id,
+    position: response.headers['x-store-position'] as string | undefined,
+  };
+}
+
+describe('X-Store-Position on writes', () => {
+  it('is the position of the PetCreated a POST appended', async () => {
+    const { id, position } = await createPet();
+    expect(position).toBe(await lastPositionOf(`pet-${id}`));
+  });
+
+  it('is the position of the last of the events a PATCH appended', async () => {
+    const { id } = await createPet();
+    const response = await app.inject({
+      method: 'PATCH',
+      url: `/v1/pets/${id}`,
+      headers: json,
+      payload: { name: 'Max', status: 'sold' },
+    });
+    expect((await underlying.readStream(`pet-${id}`)).map((event) => event.type)).toEqual([
+      'PetCreated',
+      'PetRenamed',
+      'PetStatusChanged',
+    ]);
+    expect(response.headers['x-store-position']).toBe(await lastPositionOf(`pet-${id}`));
+  });
+
+  it('is the position of the PetRemoved a DELETE appended', async () => {
+    const { id } = await createPet();
+    const response = await app.inject({ method: 'DELETE', url: `/v1/pets/${id}` });
+    expect([response.statusCode, response.headers['x-store-position']]).toEqual([
+      204,
+      await lastPositionOf(`pet-${id}`),
+    ]);
+  });
+
+  it('is the store’s last position for a write that appended nothing', async () => {
+    const { id } = await createPet();
+    await createPet();
+    const response = await app.inject({
+      method: 'PATCH',
+      url: `/v1/pets/${id}`,
+      headers: json,
+      payload: { name: 'Rex' },
+    });
+    expect(response.headers['x-store-position']).toBe(String(await underlying.headPosition()));
+  });
+
+  it('is on a GraphQL write, header and extensions.storePosition alike', async () => {
+    const response = await app.inject({
+      method: 'POST',
+      url: '/graphql',
+      headers: json,
+      payload: {
+        query: 'mutation { createPet(input: { name: "Gql", categoryId: 2 }) { ... on Pet { id } } }',
+      },
+    });
+    const body = response.json<{
+      data: { createPet: { id: number } };
+      extensions: { storePosition: string };
+    }>();
+    const position = await lastPositionOf(`pet-${body.data.createPet.id}`);
+    expect([body.extensions.storePosition, response.headers['x-store-position']]).toEqual([
+      position,
+      position,
+    ]);
+  });
+
+  it('is not on reads', async () => {
+    const response = await app.inject({ method: 'GET', url: '/v1/pets' });
+    expect(response.headers['x-store-position']).toBeUndefined();
+  });
+});
+
+describe('X-Min-Position on reads', () => {
+  it('answers at once when the read models include the position', async () => {
+    const { id, position } = await createPet();
+    const response = await app.inject({
+      method: 'GET',
+      url: `/v1/pets/${id}`,
+      headers: { 'x-min-position': position! },
+    });
+    expect(response.statusCode).toBe(200);
+  });
+
+  it('waits for the read models to reach the position, then answers with what it holds', async () => {
+    switchable.hold();
+    const id = (await createPetBehindTheReadModels()).id;
+    const read = app.inject({
+      method: 'GET',
+      url: `/v1/pets/${id}`,
+      headers: { 'x-min-position': await lastPositionOf(`pet-${id}`) },
+    });
+    setTimeout(switchable.release, 100);
+    expect((await read).json()).toMatchObject({ id, name: 'Behind' });
+  });
+
+  it('answers 503 position_not_reached with Retry-After when they do not reach it in time', async () => {
+    switchable.hold();
+    try {
+      const { id } = await createPetBehindTheReadModels();
+      const position = await lastPositionOf(`pet-${id}`);
+      const response = await app.inject({
+        method: 'GET',
+        url: `/v1/pets/${id}`,
+        headers: { 'x-min-position': position },
+      });
+      expect([response.statusCode, response.headers['retry-after'], response.json()]).toEqual([
+        503,
+        '1',
+        {
+          code: 'position_not_reached',
+          message: `This server's read models did not reach store position ${position} within 300 ms; retry shortly, or ask another server.`,
+          status: 503,
+        },
+      ]);
+    } finally {
+      switchable.release();
+    }
+  });
+
+  it('refuses a position that is not one, or that the store never gave', async () => {
+    const past = String((await underlying.headPosition())! + 1000n);
+    for (const [value, message] of [
+      ['soon', 'X-Min-Position must be a store position: decimal digits.'],
+      [past, `X-Min-Position ${past} is past the store's last event: only send positions this service gave.`],
+    ]) {
+      const response = await app.inject({
+        method: 'GET',
+        url: '/v1/pets',
+        headers: { 'x-min-position': value! },
+      });
+      expect([response.statusCode, response.json()]).toEqual([
+        400,
+        { code: 'validation_failed', message, status: 400 },
+      ]);
+    }
+  });
+});
+
+/** A pet written straight to the store, as another process would: this one's read models do not have it yet. */
+async function createPetBehindTheReadModels(): Promise<{ id: number }> {
+  const id = 900_000 + Math.floor(Math.random() * 99_999);
+  const metadata = {
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'other',
+    schemaVersion: 2,
+  };
+  await underlying.appendToStream(`pet-${id}`, [
+    { type: 'PetCreated', data: { id, name: 'Behind', categoryId: 1 }, metadata },
+  ]);
+  return { id };
+}

@@ -1,0 +1,182 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Projection } from '../../projections/projection.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { readModelOperations } from '../../src/read-models/operations.ts';
+import { ProjectionGroup } from '../../src/read-models/runner.ts';
+import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+type Seen = { seen: string[] };
+
+/** Remembers every event type in order; version 2 writes them in lower case, which tells the versions apart. */
+function recording(version: number, servesSnapshotsOf?: number[]): Projection<Seen> {
+  return {
+    name: 'recording',
+    version,
+    ...(servesSnapshotsOf && { servesSnapshotsOf }),
+    initialState: () => ({ seen: [] }),
+    evolve: (state, event) => ({
+      seen: [...state.seen, version === 1 ? event.type : event.type.toLowerCase()],
+    }),
+    toSnapshot: (state) => [state],
+    fromSnapshot: (parts) => parts[0] as Seen,
+  };
+}
+
+const logger = pino({ level: 'silent' });
+let temp: ReturnType<typeof makeTempDir>;
+let store: EventStore;
+let snapshots: SnapshotStore;
+
+beforeEach(() => {
+  temp = makeTempDir();
+  store = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+  snapshots = snapshotDirectory(path.join(temp.dir, 'snapshots'));
+});
+afterEach(async () => {
+  await store.close();
+  temp.remove();
+});
+
+async function append(...types: string[]): Promise<bigint> {
+  let position = 0n;
+  for (const type of types) {
+    const metadata = {
+      eventId: randomUUID(),
+      occurredAt: new Date().toISOString(),
+      correlationId: 'c',
+      schemaVersion: 1,
+    };
+    position = (await store.appendToStream(`s-${randomUUID()}`, [{ type, data: {}, metadata }])).position;
+  }
+  return position;
+}
+
+/** The store, but a second subscription (a rebuild's) delivers nothing until `gate` resolves. */
+function rebuildsWaitFor(gate: Promise<void>): EventStore {
+  let subscriptions = 0;
+  return {
+    appendToStream: (...args) => store.appendToStream(...args),
+    appendToStreams: (...args) => store.appendToStreams(...args),
+    readStream: (...args) => store.readStream(...args),
+    readAll: (...args) => store.readAll(...args),
+    headPosition: () => store.headPosition(),
+    close: () => store.close(),
+    subscribeToAll(options) {
+      const subscription = store.subscribeToAll(options);
+      if (++subscriptions === 1) return subscription;
+      return {
+        ...subscription,
+        async *batches() {
+          await gate;
+          yield* subscription.batches();
+        },
+        close: () => subscription.close(),
+      };
+    },
+  };
+}
+
+async function started(projection: Projection<Seen>) {
+  const group = new ProjectionGroup({ store, snapshots, logger });
+  const readModel = group.add(projection);
+  await group.start();
+  return { group, readModel };
+}
+
+describe('a rebuild beside the live read model', () => {
+  it('swaps in a fresh fold at the live checkpoint while events keep coming, and listeners hear each event once', async () => {
+    await append('A', 'B', 'C');
+    const { group, readModel } = await started(recording(1));
+    const heard: string[] = [];
+    readModel.onApplied((event) => heard.push(event.type));
+    const tampered = { seen: ['not', 'from', 'events'] };
+    Object.assign(readModel.state, tampered); // what a rebuild must put right
+    group.rebuild('recording');
+    const writes = (async () => {
+      for (const type of ['D', 'E', 'F', 'G']) await group.waitFor(await append(type));
+    })();
+    await expect.poll(() => group.rebuildStatus('recording')?.state).toBe('done');
+    await writes;
+    expect(readModel.state.seen).toEqual(['A', 'B', 'C', 'D', 'E', 'F', 'G']);
+    expect(heard).toEqual(['D', 'E', 'F', 'G']);
+    expect(group.rebuildStatus('recording')).toMatchObject({ state: 'done', etaSeconds: 0 });
+    await group.stop();
+  });
+
+  it('reports the rebuild already running instead of starting a second', async () => {
+    await append('A');
+    const { group } = await started(recording(1));
+    const first = group.rebuild('recording');
+    expect(group.rebuild('recording')).toBe(first);
+    await group.stop();
+  });
+});
+
+describe('a projection whose version changed', () => {
+  async function snapshotOfVersion1(): Promise<void> {
+    const { group } = await started(recording(1));
+    await group.stop();
+  }
+
+  it('is served from the earlier version’s snapshot when it says it may be, then swapped for its own fold', async () => {
+    await append('A', 'B');
+    await snapshotOfVersion1();
+    await append('C');
+    const gate = Promise.withResolvers<void>();
+    const group = new ProjectionGroup({ store: rebuildsWaitFor(gate.promise), snapshots, logger });
+    const readModel = group.add(recording(2, [1]));
+    await group.start();
+    expect(readModel.state.seen).toEqual(['A', 'B', 'c']); // version 1's snapshot, followed by version 2
+    expect(readModel.interimFromVersion).toBe(1);
+    gate.resolve();
+    await expect.poll(() => readModel.state.seen).toEqual(['a', 'b', 'c']);
+    expect(readModel.interimFromVersion).toBeUndefined();
+    await group.stop();
+    expect(await snapshots.load('recording')).toMatchObject({ ok: true, snapshot: { version: 2 } });
+  });
+
+  it('is rebuilt before it serves anything when it does not read the earlier snapshot', async () => {
+    await append('A', 'B');
+    await snapshotOfVersion1();
+    const { group, readModel } = await started(recording(2));
+    expect(readModel.state.seen).toEqual(['a', 'b']);
+    await group.stop();
+  });
+});
+
+describe('verification', () => {
+  it('finds the live read model and the snapshot the same as a fresh fold', async () => {
+    await append('A', 'B');
+    await (await started(recording(1))).group.stop(); // a snapshot at B
+    await append('C');
+    const { group } = await started(recording(1));
+    const operations = readModelOperations({ group, store, snapshots, logger });
+    expect(await operations.verify('recording')).toEqual({
+      name: 'recording',
+      version: 1,
+      live: { result: 'same', checkpoint: '3' },
+      snapshot: { result: 'same', checkpoint: '2' },
+    });
+    await group.stop();
+  });
+
+  it('names the first difference when the live read model disagrees with the events', async () => {
+    await append('A', 'B');
+    const { group, readModel } = await started(recording(1));
+    readModel.state.seen[1] = 'X';
+    const operations = readModelOperations({ group, store, snapshots, logger });
+    expect((await operations.verify('recording')).live).toEqual({
+      result: 'different',
+      checkpoint: '2',
+      path: '[0].seen[1]',
+      expected: '"B"',
+      actual: '"X"',
+    });
+    await group.stop();
+  });
+});

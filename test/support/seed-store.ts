@@ -1,0 +1,30 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+
+/** Opens the embedded store of a data directory, for a test to write to it as the service would. */
+export function openDataDirStore(dataDir: string): EventStore {
+  return openSqliteEventStore({ file: path.join(dataDir, 'events.sqlite') });
+}
+
+/** Appends `count` PetCreated events (pets `first`… with the id block that covers them) in large groups. */
+export async function seedPets(store: EventStore, count: number, first = 1): Promise<void> {
+  const metadata = (schemaVersion = 1) => ({
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'seed',
+    schemaVersion,
+  });
+  await store.appendToStream('pet-ids', [
+    { type: 'PetIdBlockReserved', data: { first, last: first + count - 1 }, metadata: metadata() },
+  ]);
+  for (let start = first; start < first + count; start += 10_000) {
+    const appends: Promise<unknown>[] = [];
+    for (let id = start; id < Math.min(start + 10_000, first + count); id++) {
+      const data = { id, name: `Pet ${id}`, categoryId: 1 + (id % 5), status: 'available' };
+      appends.push(store.appendToStream(`pet-${id}`, [{ type: 'PetCreated', data, metadata: metadata() }]));
+    }
+    await Promise.all(appends);
+  }
+}
