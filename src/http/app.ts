@@ -12,6 +12,7 @@ import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { refuseWhileShuttingDown } from './shutting-down.ts';
+import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'>;
@@ -58,6 +59,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('X-Request-Id', request.id);
     done();
   });
+  closeGentlyAfterUnreadBodies(app);
   refuseWhileShuttingDown(app);
 
   await app.register(deps.guard);
