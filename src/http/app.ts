@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler } from './four-oh-four.ts';
@@ -35,6 +36,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(trustProxy),
+    // The Error body for what Node's HTTP parser refuses (431, 400): see client-errors.ts.
+    clientErrorHandler: clientErrorHandler(),
     // Our own 503 instead, with the Error body and X-Request-Id: see shutting-down.ts.
     return503OnClosing: false,
     requestIdHeader: false,
