@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
+import { validateFreeText } from './text.ts';
 
 /** Pure pet domain: validation and decisions, no I/O. Time and ids come in as arguments. */
 
@@ -63,10 +64,7 @@ export function validateStatus(status: unknown, field = 'status'): PetStatus {
 function validateName(name: unknown): string {
   if (typeof name !== 'string') throw new ValidationError('name is required and must be a string.', 'name');
   if (name.trim().length === 0) throw new ValidationError('name must not be empty.', 'name');
-  if ([...name].length > PET_NAME_MAX_LENGTH) {
-    throw new ValidationError(`name must be at most ${PET_NAME_MAX_LENGTH} characters.`, 'name');
-  }
-  return name;
+  return validateFreeText(name, 'name', PET_NAME_MAX_LENGTH);
 }
 
 function validateCategoryId(categoryId: unknown): number {
