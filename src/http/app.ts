@@ -7,6 +7,7 @@ import { clientErrorHandler } from './client-errors.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler } from './four-oh-four.ts';
+import { parseJsonBody } from './json-body.ts';
 import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
 import { openApiRoute } from './openapi.ts';
@@ -49,11 +50,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain).
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser(
-    'application/json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
