@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Installs the real services the integration tests start as local processes (no Docker here).
+# Installs the real services the integration tests start as local processes (no Docker here), on a
+# CI machine or on a stock Debian 12, as root or through sudo. What is already there is kept.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+sudo=""
+[ "$(id -u)" = 0 ] || sudo=sudo
 apt_updated=0
 apt_install() {
-  if [ "$apt_updated" = 0 ]; then apt-get update -qq; apt_updated=1; fi
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+  if [ "$apt_updated" = 0 ]; then $sudo apt-get update -qq; apt_updated=1; fi
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
 }
 
 command -v redis-server >/dev/null || apt_install redis-server
@@ -22,5 +25,15 @@ if [ ! -f "$kafka_libs/kafka_2.13-3.9.1.jar" ]; then
 fi
 command -v strace >/dev/null || apt_install strace
 
-# Schemathesis, for the generated tests of test/fuzz (REST from OpenAPI, GraphQL from the SDL).
-python3 -c 'import schemathesis' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5'
+# Schemathesis, for the generated tests of test/fuzz (REST from OpenAPI, GraphQL from the SDL), in
+# a virtual environment of the repository: Debian 12's pip refuses to install into the system's
+# Python (PEP 668, "externally-managed-environment"), and its python3 makes no venv without
+# python3-venv. test/fuzz/schemathesis.e2e.test.ts runs .cache/venv/bin/python3.
+schemathesis_version=4.32.5
+venv=.cache/venv
+command -v python3 >/dev/null || apt_install python3
+if [ ! -x "$venv/bin/python3" ]; then
+  python3 -m venv "$venv" 2>/dev/null || { rm -rf "$venv"; apt_install python3-venv; python3 -m venv "$venv"; }
+fi
+"$venv/bin/python3" -c "import sys, schemathesis; sys.exit(schemathesis.__version__ != '$schemathesis_version')" 2>/dev/null ||
+  "$venv/bin/python3" -m pip install -q --disable-pip-version-check "schemathesis==$schemathesis_version"

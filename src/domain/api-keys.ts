@@ -2,6 +2,7 @@ import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { ApiKeyRevokedError } from '../shared/auth-errors.ts';
 import { type Limits, type Plan, resolveLimits } from './plans.ts';
 import { DEFAULT_SCOPES, type Scope, validateScopes } from './scopes.ts';
+import { validateFreeText } from './text.ts';
 
 /**
  * The API-key aggregate, pure: `decide*` turn a command and the key's state into events, and
@@ -313,9 +314,5 @@ function existing(state: ApiKey | undefined, keyId: string): ApiKey {
 }
 
 function validateName(name: string): string {
-  if ([...name].length > API_KEY_NAME_MAX_LENGTH) {
-    throw new ValidationError(`name must be at most ${API_KEY_NAME_MAX_LENGTH} characters.`, 'name');
-  }
-  if (/\p{Cc}/u.test(name)) throw new ValidationError('name must not contain control characters.', 'name');
-  return name;
+  return validateFreeText(name, 'name', API_KEY_NAME_MAX_LENGTH);
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
+import { validateFreeText } from './text.ts';
 import { type NewPet, PET_STATUSES, type PetPatch, type PetStatus } from './pets.ts';
 
 /**
@@ -73,10 +74,7 @@ export function validateStatus(status: unknown, field = 'status'): PetStatus {
 function validateName(name: unknown): string {
   if (typeof name !== 'string') throw new ValidationError('name is required and must be a string.', 'name');
   if (name.trim().length === 0) throw new ValidationError('name must not be empty.', 'name');
-  if ([...name].length > PET_NAME_MAX_LENGTH) {
-    throw new ValidationError(`name must be at most ${PET_NAME_MAX_LENGTH} characters.`, 'name');
-  }
-  return name;
+  return validateFreeText(name, 'name', PET_NAME_MAX_LENGTH);
 }
 
 function validateCategoryId(categoryId: unknown): number {
@@ -92,12 +90,5 @@ function validateCategoryId(categoryId: unknown): number {
 
 /** An optional reason given for a removal: free text, at most REMOVAL_REASON_MAX_LENGTH. */
 export function validateRemovalReason(reason: unknown): string | undefined {
-  if (reason === undefined) return undefined;
-  if (typeof reason !== 'string' || [...reason].length > REMOVAL_REASON_MAX_LENGTH) {
-    throw new ValidationError(
-      `reason must be text of at most ${REMOVAL_REASON_MAX_LENGTH} characters.`,
-      'reason',
-    );
-  }
-  return reason;
+  return reason === undefined ? undefined : validateFreeText(reason, 'reason', REMOVAL_REASON_MAX_LENGTH);
 }

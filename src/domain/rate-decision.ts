@@ -14,7 +14,11 @@ export const REJECTED_REQUESTS_BEFORE_BAN = 10;
 
 export type RateStatus = {
   readonly allowed: boolean;
-  /** The limit of the window that binds now: the one with fewer requests left (on a tie, the day). */
+  /** The window that binds now: the one with fewer requests left (on a tie, the day). */
+  readonly window: 'minute' | 'day';
+  /** The limits of both windows, as counted. */
+  readonly limits: Limits;
+  /** The limit of the window that binds now. */
   readonly limit: number;
   readonly remaining: number;
   /** Unix seconds at which the binding window ends. */
@@ -47,16 +51,18 @@ export function decideRate(
 ): RateStatus {
   const minuteReset = windowEnd(nowMs, MINUTE_MS);
   if (minuteConsumed > limits.perMinute || dayConsumed === undefined) {
-    return refused(nowMs, limits.perMinute, minuteReset, minuteConsumed - limits.perMinute);
+    return refused(nowMs, limits, 'minute', minuteReset, minuteConsumed - limits.perMinute);
   }
   const dayReset = windowEnd(nowMs, DAY_MS);
   if (dayConsumed > limits.perDay)
-    return refused(nowMs, limits.perDay, dayReset, dayConsumed - limits.perDay);
+    return refused(nowMs, limits, 'day', dayReset, dayConsumed - limits.perDay);
   const minuteLeft = limits.perMinute - minuteConsumed;
   const dayLeft = limits.perDay - dayConsumed;
   return minuteLeft < dayLeft
     ? {
         allowed: true,
+        window: 'minute',
+        limits,
         limit: limits.perMinute,
         remaining: minuteLeft,
         reset: minuteReset,
@@ -65,6 +71,8 @@ export function decideRate(
       }
     : {
         allowed: true,
+        window: 'day',
+        limits,
         limit: limits.perDay,
         remaining: dayLeft,
         reset: dayReset,
@@ -73,10 +81,18 @@ export function decideRate(
       };
 }
 
-function refused(nowMs: number, limit: number, reset: number, overLimitBy: number): RateStatus {
+function refused(
+  nowMs: number,
+  limits: Limits,
+  window: 'minute' | 'day',
+  reset: number,
+  overLimitBy: number,
+): RateStatus {
   return {
     allowed: false,
-    limit,
+    window,
+    limits,
+    limit: window === 'minute' ? limits.perMinute : limits.perDay,
     remaining: 0,
     reset,
     retryAfter: secondsUntil(nowMs, reset * 1000),

@@ -3,9 +3,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } 
 import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
+import { clientErrorHandler } from './client-errors.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler } from './four-oh-four.ts';
+import { parseJsonBody } from './json-body.ts';
 import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
 import { openApiRoute } from './openapi.ts';
@@ -17,6 +19,7 @@ import { auditEventRoutes } from './rest/audit-events.ts';
 import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { refuseWhileShuttingDown } from './shutting-down.ts';
+import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'>;
@@ -39,6 +42,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     trustProxy,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     frameworkErrors: frameworkErrorHandler(trustProxy),
+    // The Error body for what Node's HTTP parser refuses (431, 400): see client-errors.ts.
+    clientErrorHandler: clientErrorHandler(),
     // Our own 503 instead, with the Error body and X-Request-Id: see shutting-down.ts.
     return503OnClosing: false,
     requestIdHeader: false,
@@ -51,9 +56,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain). A
   // merge patch (RFC 7396) is JSON too.
   app.removeAllContentTypeParsers();
-  const json = app.getDefaultJsonParser('error', 'error');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, json);
-  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'string' }, json);
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, parseJsonBody);
+  app.addContentTypeParser('application/merge-patch+json', { parseAs: 'buffer' }, parseJsonBody);
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
@@ -62,6 +66,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('X-Request-Id', request.id);
     done();
   });
+  closeGentlyAfterUnreadBodies(app);
   refuseWhileShuttingDown(app);
 
   await app.register(deps.guard);

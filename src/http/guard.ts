@@ -20,6 +20,7 @@ import {
 } from '../shared/auth-errors.ts';
 import { crossesBanThreshold, type RateStatus, secondsUntil } from '../domain/rate-decision.ts';
 import type { RateLimiter } from '../application/rate-limiter.ts';
+import { setBannedRateLimitHeaders, setRateLimitHeaders } from './rate-limit-headers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -90,7 +91,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number, points = 1) {
     if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
     return andThen(limiter.limitKey(key, nowMs, points), (status): MaybePromise<void> => {
-      setRateHeaders(reply, status);
+      setRateLimitHeaders(reply, status, nowMs);
       if (status.allowed) return;
       if (crossesBanThreshold(status, points)) return ban(request, reply, key, nowMs, status);
       throw new RateLimitedError(status.retryAfter);
@@ -117,7 +118,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
 
   function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {
     return andThen(limiter.limitAnonymous(address, nowMs), (status): never => {
-      setRateHeaders(reply, status);
+      setRateLimitHeaders(reply, status, nowMs);
       if (status.allowed) throw error;
       throw new RateLimitedError(status.retryAfter);
     });
@@ -146,14 +147,13 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     settle(() => guardKeyed(request, reply), done);
 
   const publicHook: onRequestHookHandler = (request, reply, done) =>
-    settle(
-      () =>
-        andThen(limiter.limitPublic(request.ip, clock.nowMs()), (status) => {
-          setRateHeaders(reply, status);
-          if (!status.allowed) throw new RateLimitedError(status.retryAfter);
-        }),
-      done,
-    );
+    settle(() => {
+      const nowMs = clock.nowMs();
+      return andThen(limiter.limitPublic(request.ip, nowMs), (status) => {
+        setRateLimitHeaders(reply, status, nowMs);
+        if (!status.allowed) throw new RateLimitedError(status.retryAfter);
+      });
+    }, done);
 
   return fp(
     async (app) => {
@@ -224,16 +224,8 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match === null ? undefined : (match[1] ?? '').trim();
 }
 
-function setRateHeaders(reply: FastifyReply, status: RateStatus): void {
-  reply.header('x-ratelimit-limit', status.limit);
-  reply.header('x-ratelimit-remaining', status.remaining);
-  reply.header('x-ratelimit-reset', status.reset);
-}
-
 /** While banned, the ban binds: nothing remains until it ends. */
 function banned(reply: FastifyReply, key: ApiKey, nowMs: number): BannedError {
-  reply.header('x-ratelimit-limit', key.limits.perMinute);
-  reply.header('x-ratelimit-remaining', 0);
-  reply.header('x-ratelimit-reset', Math.ceil(key.bannedUntilMs / 1000));
+  setBannedRateLimitHeaders(reply, key.limits, key.bannedUntilMs, nowMs);
   return new BannedError(secondsUntil(nowMs, key.bannedUntilMs));
 }

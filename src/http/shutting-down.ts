@@ -12,7 +12,9 @@ export class ShuttingDownError extends AppError {
  * From the moment `close()` starts, answers every request with 503 and the spec's Error body.
  * Fastify's own `return503OnClosing` answers before any hook, with a body of its own and no
  * X-Request-Id; a request on a keep-alive connection can still arrive while the server drains.
- * Add it after the X-Request-Id hook and before the guard: a refused request costs no quota.
+ * The answer comes after the guard (a preParsing hook runs after every onRequest hook, the guard's
+ * included), so that it carries the rate-limit headers like every other answer: the request counts
+ * against its key, and a request the guard refuses gets the guard's 401 or 429.
  */
 export function refuseWhileShuttingDown(app: FastifyInstance): void {
   let shuttingDown = false;
@@ -21,7 +23,7 @@ export function refuseWhileShuttingDown(app: FastifyInstance): void {
     done();
   });
   // Callback style: on every request, an async hook would cost a promise for nothing.
-  app.addHook('onRequest', (_request, reply, done) => {
+  app.addHook('preParsing', (_request, reply, _payload, done) => {
     if (!shuttingDown) return done();
     sendError(reply, new ShuttingDownError());
   });

@@ -40,6 +40,8 @@ export const ERROR_CODES = [
   // Operations: health (issue 14)
 
   // Hardening (issue 15)
+  'headers_too_large',
+  'request_timeout',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -60,9 +60,12 @@ it('counts the minute and the day at the same time, not one after the other', as
 
 it('answers at once, without a promise, when the counters are in memory', () => {
   const limiter = new RateLimiter(memoryCounters());
-  const status = limiter.limitKey(enterpriseKey(10, 100), NOW);
+  const key = enterpriseKey(10, 100);
+  const status = limiter.limitKey(key, NOW);
   expect(status).toEqual({
     allowed: true,
+    window: 'minute',
+    limits: key.limits,
     limit: 10,
     remaining: 9,
     reset: NOW / 1000 + 55,

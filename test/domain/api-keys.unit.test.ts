@@ -87,6 +87,23 @@ describe('issuing', () => {
       decideIssueApiKey({ plan: 'free', name: 'a\nb' }, { keyId: 'k', secretHash: 'h' }, NOW),
     ).toThrow(ValidationError);
   });
+
+  it('refuses a name with a bidirectional override, by the same rule as pet names', () => {
+    expect(() =>
+      decideIssueApiKey({ plan: 'free', name: 'ci\u202eexe' }, { keyId: 'k', secretHash: 'h' }, NOW),
+    ).toThrow(
+      'name must not contain bidirectional overrides or isolates (U+202E RIGHT-TO-LEFT OVERRIDE at character 3).',
+    );
+  });
+
+  it('keeps a name in NFC', () => {
+    const event = decideIssueApiKey(
+      { plan: 'free', name: 'Cafe\u0301' },
+      { keyId: 'k', secretHash: 'h' },
+      NOW,
+    );
+    expect(event.data.name).toBe('Caf\u00e9');
+  });
 });
 
 describe('revoking', () => {

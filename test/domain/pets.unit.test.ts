@@ -55,6 +55,21 @@ describe('validateNewPet', () => {
     expect(validateNewPet({ name, categoryId: 1 }).name).toBe(name);
   });
 
+  it('stores a name in NFC, so that one name has one spelling', () => {
+    expect(validateNewPet({ name: 'Zoe\u0301', categoryId: 1 }).name).toBe('Zo\u00e9');
+  });
+
+  it.each([
+    ['Rex\u0000', 'name must not contain NUL (U+0000 at character 4).'],
+    ['Rex\u001b[2J', 'name must not contain control characters (U+001B at character 4).'],
+    [
+      'Rex\u202egpj.exe',
+      'name must not contain bidirectional overrides or isolates (U+202E RIGHT-TO-LEFT OVERRIDE at character 4).',
+    ],
+  ])('refuses the name %j, saying which character and where', (name, message) => {
+    expect(validationFailure({ name, categoryId: 1 })).toEqual({ field: 'name', message });
+  });
+
   it('accepts the largest safe categoryId', () => {
     expect(validateNewPet({ name: 'Rex', categoryId: Number.MAX_SAFE_INTEGER }).categoryId).toBe(
       Number.MAX_SAFE_INTEGER,

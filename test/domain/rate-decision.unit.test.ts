@@ -16,6 +16,8 @@ const FREE = { perMinute: 60, perDay: 1000 };
 it('binds the minute while it has fewer requests left than the day', () => {
   expect(decideRate(NOW, FREE, 1, 1)).toEqual({
     allowed: true,
+    window: 'minute',
+    limits: FREE,
     limit: 60,
     remaining: 59,
     reset: MINUTE_END,
@@ -27,6 +29,8 @@ it('binds the minute while it has fewer requests left than the day', () => {
 it('binds the day once it has fewer requests left than the minute', () => {
   expect(decideRate(NOW, FREE, 1, 990)).toEqual({
     allowed: true,
+    window: 'day',
+    limits: FREE,
     limit: 1000,
     remaining: 10,
     reset: DAY_END,
@@ -38,6 +42,8 @@ it('binds the day once it has fewer requests left than the minute', () => {
 it('refuses past the minute limit with Retry-After to the end of the minute', () => {
   expect(decideRate(NOW, FREE, 61, undefined)).toEqual({
     allowed: false,
+    window: 'minute',
+    limits: FREE,
     limit: 60,
     remaining: 0,
     reset: MINUTE_END,
@@ -49,6 +55,8 @@ it('refuses past the minute limit with Retry-After to the end of the minute', ()
 it('refuses past the day limit with Retry-After to the end of the UTC day', () => {
   expect(decideRate(NOW, FREE, 5, 1001)).toEqual({
     allowed: false,
+    window: 'day',
+    limits: FREE,
     limit: 1000,
     remaining: 0,
     reset: DAY_END,

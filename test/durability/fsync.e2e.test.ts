@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
-import { requiredTool } from '../support/required-tool.ts';
+import { canRun, commandMissing } from '../support/availability.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -12,7 +12,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
  * the process). strace can: it records, in order, every fsync and every response the server
  * writes, so each 201 must come after an fsync that followed the previous 201.
  */
-const available = requiredTool('strace', ['-V'], 'apt-get install strace');
+const available = canRun('Durability on disk, traced', commandMissing('strace', ['-V']));
 
 const temp = makeTempDir();
 let server: ServerProcess | undefined;

@@ -2,14 +2,14 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requiredTool } from '../support/required-tool.ts';
+import { canRun, commandMissing } from '../support/availability.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
  * Group commit, observed from outside: strace counts the fsyncs of a process that appends a burst
  * of concurrent events. Grouping is what lets one fsync acknowledge many writes.
  */
-const available = requiredTool('strace', ['-V'], 'apt-get install strace');
+const available = canRun('Group commit, traced', commandMissing('strace', ['-V']));
 
 const temp = makeTempDir();
 afterAll(() => temp.remove());

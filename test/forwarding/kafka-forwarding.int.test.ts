@@ -9,6 +9,7 @@ import { type Forwarder, startForwarder } from '../../src/forwarding/forwarder.t
 import { createKafkaJsPublisher, forwarderIdentity } from '../../src/forwarding/kafkajs-publisher.ts';
 import { toKafkaMessage } from '../../src/forwarding/message.ts';
 import { type EventPublisher, PublisherFencedError } from '../../src/forwarding/publisher.ts';
+import { canRun } from '../support/availability.ts';
 import { type KafkaBroker, localKafkaUnavailable, startKafkaBroker } from '../support/kafka-broker.ts';
 import { ForwarderProcess } from '../support/kafka-forwarder-process.ts';
 import { type ConsumedMessage, TopicReader } from '../support/kafka-topic.ts';
@@ -23,9 +24,7 @@ import { startService } from '../../src/service.ts';
  */
 
 const unavailable = process.env.KAFKA_TESTCONTAINERS === 'true' ? undefined : localKafkaUnavailable();
-if (unavailable && process.env.CI === 'true')
-  throw new Error(`Kafka forwarding tests cannot run under CI: ${unavailable}`);
-if (unavailable) console.warn(`Kafka forwarding tests NOT RUN: ${unavailable}`);
+canRun('Kafka forwarding', unavailable); // one line saying why not, or under CI=true an error
 
 const quiet = { info: () => {}, warn: () => {} };
 const WAIT_MS = 30_000;

@@ -1,13 +1,13 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petstoreKeys } from '../support/cli.ts';
-import { redisAvailability, type RedisServer, startRedis } from '../support/redis.ts';
+import { canRunRedis, type RedisServer, startRedis } from '../support/redis.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** Two real `petstore start` processes on one embedded store and one Redis. */
 
-const availability = redisAvailability();
+const available = canRunRedis('Two server processes sharing Redis');
 
 /** Windows are real UTC minutes here: keep a burst from straddling two of them. */
 async function awayFromTheEndOfAMinute(): Promise<void> {
@@ -25,7 +25,7 @@ async function within(ms: number, check: () => Promise<boolean>): Promise<boolea
   return false;
 }
 
-describe.skipIf(!availability.available)('two server processes sharing Redis', () => {
+describe.runIf(available)('two server processes sharing Redis', () => {
   let redis: RedisServer;
   let temp: ReturnType<typeof makeTempDir>;
   let servers: ServerProcess[] = [];

@@ -1,31 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import fp from 'fastify-plugin';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openGuard } from '../../src/http/guard.ts';
+import { issueApiKey } from '../../src/application/commands/api-keys.ts';
+import { apiKeyGuard, type Guard } from '../../src/http/guard.ts';
+import type { Service } from '../../src/service.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { systemClock } from '../../src/shared/context.ts';
 
 let service: TestApp;
 let closeStarted: Promise<void>;
 let finishClosing: () => void;
 
-/** The open guard, plus a preClose hook that holds close() half-way until the test lets it go. */
-const guardHoldingClose = fp(
-  async (app) => {
-    await app.register(openGuard);
-    const held = Promise.withResolvers<void>();
-    const started = Promise.withResolvers<void>();
-    closeStarted = started.promise;
-    finishClosing = held.resolve;
-    app.addHook('preClose', (done) => {
-      started.resolve();
-      void held.promise.then(() => done());
-    });
-  },
-  { name: 'guard-holding-close' },
-);
+/** A guard, plus a preClose hook that holds close() half-way until the test lets it go. */
+const holdingClose = (guard: Guard) =>
+  fp(
+    async (app) => {
+      await app.register(guard);
+      const held = Promise.withResolvers<void>();
+      const started = Promise.withResolvers<void>();
+      closeStarted = started.promise;
+      finishClosing = held.resolve;
+      app.addHook('preClose', (done) => {
+        started.resolve();
+        void held.promise.then(() => done());
+      });
+    },
+    { name: 'guard-holding-close' },
+  );
 
 beforeEach(async () => {
-  service = await startTestApp({ guard: () => guardHoldingClose });
+  service = await startTestApp({
+    guard: (started: Service) => holdingClose(apiKeyGuard(started.auth)),
+  });
 });
 afterEach(async () => {
   finishClosing();
@@ -34,11 +40,14 @@ afterEach(async () => {
 
 describe('while the server shuts down', () => {
   it('answers 503 shutting_down with the Error body and the X-Request-Id', async () => {
+    const secret = await freeKey();
     const address = await service.app.listen({ port: 0, host: '127.0.0.1' });
     const closing = service.app.close();
     await closeStarted;
     const requestId = randomUUID();
-    const response = await fetch(`${address}/v1/pets`, { headers: { 'x-request-id': requestId } });
+    const response = await fetch(`${address}/v1/pets`, {
+      headers: { 'x-request-id': requestId, authorization: `Bearer ${secret}` },
+    });
     expect(response.status).toBe(503);
     expect(response.headers.get('x-request-id')).toBe(requestId);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
@@ -50,4 +59,31 @@ describe('while the server shuts down', () => {
     finishClosing();
     await closing;
   });
+
+  it('carries the key’s rate-limit headers, counting the request like any other', async () => {
+    const secret = await freeKey();
+    const address = await service.app.listen({ port: 0, host: '127.0.0.1' });
+    const closing = service.app.close();
+    await closeStarted;
+    const response = await fetch(`${address}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(response.status).toBe(503);
+    expect([
+      response.headers.get('x-ratelimit-limit'),
+      response.headers.get('x-ratelimit-remaining'),
+    ]).toEqual(['60', '59']);
+    expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+    await response.arrayBuffer();
+    finishClosing();
+    await closing;
+  });
 });
+
+async function freeKey(): Promise<string> {
+  const { secret, position } = await issueApiKey(
+    { store: service.store, clock: systemClock },
+    { plan: 'free' },
+    { correlationId: randomUUID() },
+  );
+  await service.service.auth.keys.waitFor(position);
+  return secret;
+}

@@ -5,9 +5,9 @@ import type { ApiKey } from '../../src/domain/api-keys.ts';
 import { RateLimiter } from '../../src/application/rate-limiter.ts';
 import { connectRateLimitRedis } from '../../src/rate-limits/redis.ts';
 import { redisCounters } from '../../src/rate-limits/window-counter.ts';
-import { redisAvailability, type RedisServer, startRedis } from '../support/redis.ts';
+import { canRunRedis, type RedisServer, startRedis } from '../support/redis.ts';
 
-const availability = redisAvailability();
+const available = canRunRedis('Redis rate limits');
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
 const silent = pino({ level: 'silent' });
 
@@ -37,7 +37,7 @@ async function until(condition: () => boolean, timeoutMs = 5000): Promise<void> 
   }
 }
 
-describe.skipIf(!availability.available)('rate limits in Redis', () => {
+describe.runIf(available)('rate limits in Redis', () => {
   let redis: RedisServer;
   let clients: ReturnType<typeof connectRateLimitRedis>[];
 

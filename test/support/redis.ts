@@ -1,5 +1,6 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { canRun, commandMissing } from './availability.ts';
 import { makeTempDir } from './temp-dir.ts';
 import { freePort } from './free-port.ts';
 
@@ -19,18 +20,16 @@ export type RedisServer = {
   stop(): Promise<void>;
 };
 
-export type RedisAvailability = { available: true } | { available: false; reason: string };
-
-/** Whether Redis tests can run here; throws under CI=true when they cannot. */
-export function redisAvailability(
+/**
+ * Whether a Redis suite can run here: it says why not on one line and is skipped, or under CI=true
+ * fails (see availability.ts). With TEST_REDIS=testcontainers the container is started as asked.
+ */
+export function canRunRedis(
+  suite: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
-): RedisAvailability {
-  if (env.TEST_REDIS === 'testcontainers') return { available: true };
-  const found = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
-  if (found.status === 0) return { available: true };
-  const reason = 'redis-server is not installed (bash .ci/install-services.sh installs it)';
-  if (env.CI === 'true') throw new Error(`CI=true and ${reason}`);
-  return { available: false, reason };
+): boolean {
+  if (env.TEST_REDIS === 'testcontainers') return true;
+  return canRun(suite, commandMissing('redis-server', ['--version']), { env });
 }
 
 export async function startRedis(

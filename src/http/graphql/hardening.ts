@@ -1,19 +1,17 @@
-import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
-import { costLimitPlugin } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import type { ASTVisitor, FieldNode, GraphQLError, ValidationContext } from 'graphql';
-import { createGraphQLError, type Plugin } from 'graphql-yoga';
+import type { ASTVisitor, ExecutionResult, FieldNode, GraphQLError, ValidationContext } from 'graphql';
+import { createGraphQLError, handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
+import { costLimit } from './cost.ts';
 
 /**
  * OWASP API4 (unrestricted resource consumption): every document is bounded before it runs. The
  * numbers leave room for real frontend queries and stop pathological ones: the largest page,
- * `pets(first: 100)` with every pet and page-info field, has depth 4 and costs 3275 (armor's cost
- * multiplies by a literal `first`; with a variable the application's cap of 100 still holds,
- * and the alias limit bounds how many lists one request can ask for). Introspection queries are
- * exempt from depth and cost, and are switched off entirely where configured.
+ * `pets(first: 100)` with every pet and page-info field, has depth 4 and costs 3275, whether its
+ * 100 is written in the document or given in a variable. Introspection queries are exempt from
+ * depth and cost, and are switched off entirely where configured.
  */
 export const GRAPHQL_LIMITS = Object.freeze({
   maxDepth: 8,
@@ -47,14 +45,12 @@ export function hardeningPlugins(options: { introspection: boolean }): Plugin[] 
       n: maxDirectives,
       ...asValidationError((found) => `${found} directives exceed the limit of ${maxDirectives}.`),
     }),
-    costLimitPlugin({
-      maxCost,
-      ...asValidationError((found) => `Query cost ${found} exceeds the limit of ${maxCost}.`),
-    }),
+    // When the operation runs, with its variables: see cost.ts.
+    costLimit(maxCost),
   ];
   if (options.introspection) return plugins;
   // Without introspection, "Did you mean …?" suggestions would still leak the schema.
-  return [...plugins, noIntrospection, blockFieldSuggestionsPlugin()];
+  return [...plugins, noIntrospection, hideSuggestions];
 }
 
 /**
@@ -95,3 +91,55 @@ const noIntrospection: Plugin = {
     }));
   },
 };
+
+/**
+ * graphql-js's own `hideSuggestions` (16.10 and later), in validation and in execution, where
+ * variables are coerced: no "Did you mean …?" for fields, arguments, types, enum values or input
+ * fields. Armor's block-field-suggestions plugin rewrote validation messages only, and missed enum
+ * values ("Did you mean the enum value …"). @graphql-tools/executor 2.1, Yoga's executor, does not
+ * pass the flag on to graphql's coerceInputValue, so a misspelt enum value in a variable would
+ * still be suggested: what execution reports is cleaned as well. graphql-jit suggests nothing.
+ */
+const hideSuggestions: Plugin = {
+  onValidate({ validateFn, setValidationFn }) {
+    setValidationFn((schema, documentAST, rules, options, typeInfo) =>
+      validateFn(schema, documentAST, rules, { ...options, hideSuggestions: true }, typeInfo),
+    );
+  },
+  onExecute({ executeFn, setExecuteFn }) {
+    setExecuteFn((args) => executeFn({ ...args, hideSuggestions: true } as typeof args));
+    return { onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, withoutSuggestions) };
+  },
+  onSubscribe({ subscribeFn, setSubscribeFn }) {
+    setSubscribeFn((args) => subscribeFn({ ...args, hideSuggestions: true } as typeof args));
+    return {
+      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, withoutSuggestions),
+    };
+  },
+};
+
+/** graphql-js's didYouMean: " Did you mean "a", "b", or "c"?" or " Did you mean the enum value "a"?". */
+const SUGGESTION = / Did you mean [^?]*\?/g;
+
+function withoutSuggestions({
+  result,
+  setResult,
+}: {
+  result: ExecutionResult;
+  setResult: (result: ExecutionResult) => void;
+}): void {
+  if (!result.errors?.some((error) => error.message.includes(' Did you mean '))) return;
+  setResult({
+    ...result,
+    errors: result.errors.map((error) =>
+      createGraphQLError(error.message.replace(SUGGESTION, ''), {
+        nodes: error.nodes,
+        source: error.source,
+        positions: error.positions,
+        path: error.path,
+        originalError: error.originalError,
+        extensions: error.extensions,
+      }),
+    ),
+  });
+}

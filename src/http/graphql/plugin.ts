@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
+import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { fastPath } from './fast-path.ts';
 import { graphiqlRoute } from './graphiql.ts';
@@ -28,11 +29,18 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   });
   const tryFastPath = fastPath(yoga);
 
-  // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body unparsed.
+  // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body as text, unparsed.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) =>
-    done(null, body),
-  );
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = decodeBodyText(body as Buffer, request.headers['content-type']);
+    } catch (error) {
+      done(error as Error);
+      return;
+    }
+    done(null, text);
+  });
 
   app.route({
     method: ['GET', 'POST'],

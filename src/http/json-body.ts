@@ -1,0 +1,60 @@
+import type { FastifyRequest } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { type AppError, BadRequestError, ValidationError } from '../shared/errors.ts';
+import { decodeBodyText } from './body-text.ts';
+
+/**
+ * The JSON body parser (a Fastify content-type parser, `parseAs: 'buffer'`): the bytes decoded by
+ * their declared charset (see body-text.ts), then parsed with secure-json-parse, which refuses
+ * members that could change the prototype of objects built from the body. Each refusal says what
+ * it found: a member named `__proto__` is valid JSON, refused for what it could do.
+ */
+export function parseJsonBody(
+  request: FastifyRequest,
+  body: Buffer,
+  done: (error: Error | null, value?: unknown) => void,
+): void {
+  let value: unknown;
+  try {
+    value = parseJson(decodeBodyText(body, request.headers['content-type']));
+  } catch (error) {
+    done(error as Error);
+    return;
+  }
+  done(null, value);
+}
+
+const NOT_JSON = 'The body is not valid JSON.';
+const PROTO = 'The body holds a member named "__proto__", which is refused wherever it appears.';
+const CONSTRUCTOR =
+  'The body holds a "constructor" member with a "prototype" member, which is refused wherever it appears.';
+
+export function parseJson(text: string): unknown {
+  if (text.length === 0)
+    throw new BadRequestError('invalid_json', 'The body is empty, though its type is JSON.');
+  try {
+    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+  } catch {
+    throw refusal(text);
+  }
+}
+
+/** Why secure-json-parse refused the text (its message is the same for both members). */
+function refusal(text: string): AppError {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return new BadRequestError('invalid_json', NOT_JSON);
+  }
+  return holdsProtoMember(value)
+    ? new ValidationError(PROTO, '__proto__')
+    : new ValidationError(CONSTRUCTOR, 'constructor');
+}
+
+/** Whether `__proto__` is an own member name anywhere in the value (JSON.parse makes it an own one). */
+function holdsProtoMember(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (Object.hasOwn(value, '__proto__')) return true;
+  return Object.values(value).some(holdsProtoMember);
+}

@@ -1,0 +1,106 @@
+import { connect } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
+
+/**
+ * Requests Node's HTTP parser refuses before any route or hook sees them, sent over real sockets:
+ * each gets the spec's Error body, an X-Request-Id and `Connection: close`.
+ */
+
+let service: GuardedApp;
+let port: number;
+
+beforeAll(async () => {
+  service = await startGuardedApp({ clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)) });
+  await service.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (service.app.server.address() as { port: number }).port;
+});
+afterAll(async () => {
+  await service.close();
+});
+
+type RawResponse = { status: number; headers: Record<string, string>; body: string };
+
+/** Sends these bytes as they are, and reads the answer until the server closes the connection. */
+function sendRaw(request: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(parse(received)));
+    socket.end(request);
+  });
+}
+
+function parse(raw: string): RawResponse {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const [statusLine = '', ...lines] = head.split('\r\n');
+  const headers = Object.fromEntries(
+    lines.map((line) => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]),
+  );
+  return { status: Number(statusLine.split(' ')[1]), headers, body };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+describe('a request the HTTP parser refuses', () => {
+  it('answers headers over 16 KiB with 431 headers_too_large and the Error body', async () => {
+    const response = await sendRaw(
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(response.status).toBe(431);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'headers_too_large',
+      message: 'The request headers are larger than this server accepts (16 KiB in all).',
+      status: 431,
+    });
+  });
+
+  it('answers a malformed header with 400 bad_request, saying what the parser found', async () => {
+    const response = await sendRaw('GET /v1/pets HTTP/1.1\r\nHost: x\r\nNot a header\r\n\r\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'bad_request',
+      message: 'The request is not valid HTTP/1.1: Invalid header token.',
+      status: 400,
+    });
+  });
+
+  it('answers a request line that is not HTTP with 400 bad_request', async () => {
+    const response = await sendRaw('HELLO THERE\r\n\r\n');
+    expect([response.status, JSON.parse(response.body).code]).toEqual([400, 'bad_request']);
+  });
+
+  it('carries a fresh X-Request-Id, JSON content type, exact length and Connection: close', async () => {
+    const response = await sendRaw('HELLO THERE\r\n\r\n');
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(response.headers['content-length'])).toBe(Buffer.byteLength(response.body));
+    expect(response.headers.connection).toBe('close');
+  });
+
+  it('carries no rate-limit headers: neither the key nor the client is known', async () => {
+    const response = await sendRaw(
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    expect(Object.keys(response.headers).filter((name) => name.includes('ratelimit'))).toEqual([]);
+  });
+
+  it('reaches a real client that sends a 5 MB body after headers over the limit', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const response = await fetch(`http://127.0.0.1:${port}/v1/pets`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-big': 'a'.repeat(20_000) },
+        body: Buffer.alloc(5 * 1024 * 1024, 'a'),
+      });
+      statuses.push(response.status);
+      await response.arrayBuffer();
+    }
+    expect(statuses).toEqual([431, 431, 431, 431, 431]);
+  });
+});
