@@ -78,6 +78,12 @@ const schema = z
     KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
     /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */
     KAFKA_FORWARDER: booleanFlag.default(false),
+    /**
+     * Test only (honoured when NODE_ENV=test): `kill-between-streams` makes the embedded store kill
+     * its own process (SIGKILL) half-way through an atomic append to several streams, after the
+     * first stream's events are written and before the commit, for the crash tests of orders.
+     */
+    PETSTORE_FAILPOINT: z.enum(['kill-between-streams']).optional(),
     /** Unset: on outside production. */
     GRAPHQL_INTROSPECTION: booleanFlag.optional(),
     GRAPHQL_GRAPHIQL: booleanFlag.optional(),
@@ -114,6 +120,8 @@ export type Config = Readonly<{
     inProcessForwarder: boolean;
   }>;
   graphql: Readonly<{ introspection: boolean; graphiql: boolean }>;
+  /** A test's failpoint (PETSTORE_FAILPOINT), only ever set when NODE_ENV=test. */
+  failpoint: 'kill-between-streams' | undefined;
 }>;
 
 export class ConfigError extends Error {
@@ -166,5 +174,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       introspection: e.GRAPHQL_INTROSPECTION ?? !production,
       graphiql: e.GRAPHQL_GRAPHIQL ?? !production,
     }),
+    failpoint: e.NODE_ENV === 'test' ? e.PETSTORE_FAILPOINT : undefined,
   });
 }

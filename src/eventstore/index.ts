@@ -11,7 +11,7 @@ import { openSqliteEventStore } from './sqlite.ts';
  * its own on stdout, so that they are never silent.
  */
 export async function openEventStore(
-  config: Pick<Config, 'dataDir' | 'eventStoreUrl'> & Partial<Pick<Config, 'logLevel'>>,
+  config: Pick<Config, 'dataDir' | 'eventStoreUrl'> & Partial<Pick<Config, 'logLevel' | 'failpoint'>>,
   log?: KurrentDbLog,
 ): Promise<EventStore> {
   if (config.eventStoreUrl !== undefined) {
@@ -22,5 +22,8 @@ export async function openEventStore(
       log: log ?? pino({ name: 'eventstore', level: config.logLevel ?? 'info' }),
     });
   }
-  return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
+  return openSqliteEventStore({
+    file: path.join(config.dataDir, 'events.sqlite'),
+    ...(config.failpoint === undefined ? {} : { failpoint: config.failpoint }),
+  });
 }

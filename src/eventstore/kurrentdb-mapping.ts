@@ -49,6 +49,32 @@ export function toEventData(event: NewEvent): EventData {
   });
 }
 
+/**
+ * KurrentDB's multi-stream append carries metadata as a flat map of strings (the client refuses
+ * anything else), so every value is written as a string; `fromStringMetadata` reads it back.
+ */
+export function toMultiAppendEventData(event: NewEvent): EventData {
+  const metadata = Object.fromEntries(
+    Object.entries(event.metadata)
+      .filter(([, value]) => value !== undefined)
+      .map(([key, value]) => [key, typeof value === 'string' ? value : JSON.stringify(value)]),
+  );
+  const id = UUID.test(event.metadata.eventId) ? event.metadata.eventId : undefined;
+  return jsonEvent({
+    ...(id === undefined ? {} : { id }),
+    type: event.type,
+    data: { ...event.data },
+    metadata,
+  });
+}
+
+/** Metadata as it comes back: `schemaVersion` (and only it) is a number in our events. */
+export function fromStringMetadata(metadata: Record<string, unknown>): EventMetadata {
+  const { schemaVersion } = metadata;
+  if (typeof schemaVersion !== 'string' || !/^\d+$/.test(schemaVersion)) return metadata as EventMetadata;
+  return { ...metadata, schemaVersion: Number(schemaVersion) } as EventMetadata;
+}
+
 export type KurrentDbLog = {
   warn(details: object, message: string): void;
   error(details: object, message: string): void;
@@ -79,7 +105,7 @@ export function toRecordedEvent(
     position,
     type: event.type,
     data: event.data as Record<string, unknown>,
-    metadata: event.metadata as EventMetadata,
+    metadata: fromStringMetadata(event.metadata as Record<string, unknown>),
   };
 }
 

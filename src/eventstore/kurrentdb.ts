@@ -10,16 +10,19 @@ import type {
   AppendResult,
   EventStore,
   ExpectedRevision,
+  MultiAppendResult,
   NewEvent,
   ReadAllOptions,
   ReadStreamOptions,
   RecordedEvent,
+  StreamAppend,
   Subscription,
 } from '../application/ports/event-store.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
   type KurrentDbLog,
   positionOf,
+  toMultiAppendEventData,
   toEventData,
   toRecordedEvent,
   toStreamState,
@@ -52,7 +55,16 @@ export type KurrentDbEventStoreOptions = {
 
 export function openKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
   const client = KurrentDBClient.connectionString(options.connectionString);
-  return new KurrentDbEventStore(client, options.log, options.resubscribeDelayMs ?? 100);
+  return kurrentDbEventStore(client, options.log, options.resubscribeDelayMs ?? 100);
+}
+
+/** The adapter over a client made elsewhere: the tests' fake clients, which record calls. */
+export function kurrentDbEventStore(
+  client: KurrentDBClient,
+  log: KurrentDbLog,
+  resubscribeDelayMs = 100,
+): EventStore {
+  return new KurrentDbEventStore(client, log, resubscribeDelayMs);
 }
 
 class KurrentDbEventStore implements EventStore {
@@ -85,6 +97,46 @@ class KurrentDbEventStore implements EventStore {
         throw toWrongExpectedRevision(streamName, expected, error);
       throw error;
     }
+  }
+
+  /**
+   * KurrentDB's multi-stream append (25.1 and later): one transaction over every stream, each with
+   * its expected state. The server answers with each stream's revision and a log position that is
+   * not the (commit, prepare) pair `$all` orders by, so the position returned is read back from the
+   * last event written (from the leader): exact, and what read-your-writes may wait for.
+   */
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
+    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
+      throw new Error('An append needs at least one event for each stream.');
+    }
+    let result: Awaited<ReturnType<KurrentDBClient['multiStreamAppend']>>;
+    try {
+      result = await this.#client.multiStreamAppend(
+        appends.map((append) => ({
+          streamName: append.streamName,
+          events: append.events.map(toMultiAppendEventData),
+          expectedState: toStreamState(append.expectedRevision),
+        })),
+      );
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      const failed = appends.find((append) => append.streamName === error.streamName) ?? appends[0]!;
+      throw toWrongExpectedRevision(failed.streamName, failed.expectedRevision, error);
+    }
+    const revisions = appends.map(
+      (append) => result.responses.find((response) => response.streamName === append.streamName)!.revision,
+    );
+    const last = appends.at(-1)!;
+    const position = await this.#positionOf(last.streamName, revisions.at(-1)!);
+    return { position, nextExpectedRevisions: revisions };
+  }
+
+  /** The exact position of the event at `revision` of a stream, read from the leader. */
+  async #positionOf(streamName: string, revision: bigint): Promise<bigint> {
+    const [event] = await this.readStream(streamName, { fromRevision: revision, maxCount: 1 });
+    if (event === undefined)
+      throw new Error(`KurrentDB has no event ${revision} in ${streamName} after appending it.`);
+    return event.position;
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -5,10 +5,12 @@ import {
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
+  type MultiAppendResult,
   type NewEvent,
   type ReadAllOptions,
   type ReadStreamOptions,
   type RecordedEvent,
+  type StreamAppend,
   type Subscription,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
@@ -33,14 +35,21 @@ export type SqliteEventStoreOptions = {
   readonly pollIntervalMs?: number;
   /** Events read per query when reading or catching up. */
   readonly readBatchSize?: number;
+  /** Tests only: see PETSTORE_FAILPOINT in src/config.ts. */
+  readonly failpoint?: 'kill-between-streams';
 };
 
-type PendingAppend = {
+type PendingStream = {
   readonly streamName: string;
   /** Type, data and metadata, serialised before the append joins a group. */
   readonly events: ReadonlyArray<readonly [type: string, data: string, metadata: string]>;
   readonly expectedRevision: ExpectedRevision;
-  readonly resolve: (result: AppendResult) => void;
+};
+
+/** One append, to one stream or several: all of it is written, or none. */
+type PendingAppend = {
+  readonly streams: readonly PendingStream[];
+  readonly resolve: (result: MultiAppendResult) => void;
   readonly reject: (error: unknown) => void;
 };
 
@@ -93,6 +102,7 @@ export function openSqliteEventStore(options: SqliteEventStoreOptions): EventSto
     options.file,
     options.pollIntervalMs ?? 100,
     options.readBatchSize ?? 10_000,
+    options.failpoint,
   );
 }
 
@@ -114,8 +124,17 @@ class SqliteEventStore implements EventStore {
   #closed = false;
   readonly #walWatcher: FSWatcher | undefined;
 
-  constructor(db: DatabaseSync, file: string, pollIntervalMs: number, batchSize: number) {
+  readonly #failpoint: SqliteEventStoreOptions['failpoint'];
+
+  constructor(
+    db: DatabaseSync,
+    file: string,
+    pollIntervalMs: number,
+    batchSize: number,
+    failpoint: SqliteEventStoreOptions['failpoint'],
+  ) {
     this.#db = db;
+    this.#failpoint = failpoint;
     this.#dataVersion = db.prepare('PRAGMA data_version');
     this.#dataVersion.setReturnArrays(true);
     this.#lastDataVersion = (this.#dataVersion.get() as unknown as [number])[0];
@@ -140,31 +159,38 @@ class SqliteEventStore implements EventStore {
     this.#head.setReturnArrays(true);
   }
 
-  appendToStream(
+  async appendToStream(
     streamName: string,
     events: readonly NewEvent[],
     options: { readonly expectedRevision?: ExpectedRevision } = {},
   ): Promise<AppendResult> {
+    const result = await this.appendToStreams([
+      { streamName, events, expectedRevision: options.expectedRevision ?? 'any' },
+    ]);
+    return { nextExpectedRevision: result.nextExpectedRevisions[0]!, position: result.position };
+  }
+
+  appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
     if (this.#closed) return Promise.reject(new Error('The event store is closed.'));
-    if (events.length === 0) return Promise.reject(new Error('appendToStream needs at least one event.'));
+    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
+      return Promise.reject(new Error('An append needs at least one event for each stream.'));
+    }
     // Serialised here, so that an event that cannot be (a BigInt, a cycle) fails its own append
     // and never the group it would have joined.
-    let rows: PendingAppend['events'];
+    let streams: PendingStream[];
     try {
-      rows = events.map(
-        (event) => [event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)] as const,
-      );
+      streams = appends.map((append) => ({
+        streamName: append.streamName,
+        expectedRevision: append.expectedRevision,
+        events: append.events.map(
+          (event) => [event.type, JSON.stringify(event.data), JSON.stringify(event.metadata)] as const,
+        ),
+      }));
     } catch (error) {
       return Promise.reject(error);
     }
     return new Promise((resolve, reject) => {
-      this.#queue.push({
-        streamName,
-        events: rows,
-        expectedRevision: options.expectedRevision ?? 'any',
-        resolve,
-        reject,
-      });
+      this.#queue.push({ streams, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -182,7 +208,7 @@ class SqliteEventStore implements EventStore {
     if (this.#closed || this.#queue.length === 0) return; // close() flushed what was queued
     const batch = this.#queue;
     this.#queue = [];
-    const outcomes: Array<{ ok: true; result: AppendResult } | { ok: false; error: unknown }> = [];
+    const outcomes: Array<{ ok: true; result: MultiAppendResult } | { ok: false; error: unknown }> = [];
     try {
       this.#db.exec('BEGIN IMMEDIATE');
       for (const append of batch) outcomes.push(this.#tryAppend(append));
@@ -200,20 +226,33 @@ class SqliteEventStore implements EventStore {
     for (const notify of this.#listeners) notify();
   }
 
-  #tryAppend(append: PendingAppend): { ok: true; result: AppendResult } | { ok: false; error: unknown } {
-    const current = this.#currentRevision(append.streamName);
-    const conflict = checkExpectedRevision(append.streamName, append.expectedRevision, current);
-    if (conflict) return { ok: false, error: conflict };
-    let revision = current === 'no_stream' ? -1 : Number(current);
-    let position = 0;
-    for (const [type, data, metadata] of append.events) {
-      revision += 1;
-      const [inserted] = this.#insert.get(append.streamName, revision, type, data, metadata) as unknown as [
-        number,
-      ];
-      position = inserted;
+  /**
+   * Checks every stream's expected revision before writing any event, so that a failed check
+   * leaves nothing of its append in the group's transaction.
+   */
+  #tryAppend(append: PendingAppend): { ok: true; result: MultiAppendResult } | { ok: false; error: unknown } {
+    const currents = append.streams.map((stream) => this.#currentRevision(stream.streamName));
+    for (const [i, stream] of append.streams.entries()) {
+      const conflict = checkExpectedRevision(stream.streamName, stream.expectedRevision, currents[i]!);
+      if (conflict) return { ok: false, error: conflict };
     }
-    return { ok: true, result: { nextExpectedRevision: BigInt(revision), position: BigInt(position) } };
+    let position = 0;
+    const nextExpectedRevisions = append.streams.map((stream, i) => {
+      const current = currents[i]!;
+      let revision = current === 'no_stream' ? -1 : Number(current);
+      for (const [type, data, metadata] of stream.events) {
+        revision += 1;
+        const [inserted] = this.#insert.get(stream.streamName, revision, type, data, metadata) as unknown as [
+          number,
+        ];
+        position = inserted;
+      }
+      if (this.#failpoint === 'kill-between-streams' && append.streams.length > 1) {
+        process.kill(process.pid, 'SIGKILL'); // a crash between the streams of one atomic append
+      }
+      return BigInt(revision);
+    });
+    return { ok: true, result: { nextExpectedRevisions, position: BigInt(position) } };
   }
 
   #currentRevision(streamName: string): bigint | 'no_stream' {

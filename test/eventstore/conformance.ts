@@ -117,6 +117,73 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       expect(await store.readStream(name)).toHaveLength(2);
     });
 
+    it('appends to several streams at once: every event, each stream at its next revisions', async () => {
+      const [a, b] = [stream(), stream()];
+      await store.appendToStream(b, [event('B0')]);
+      const result = await store.appendToStreams([
+        { streamName: a, events: [event('A0'), event('A1')], expectedRevision: 'no_stream' },
+        { streamName: b, events: [event('B1')], expectedRevision: 0n },
+      ]);
+      expect(result.nextExpectedRevisions).toEqual([1n, 1n]);
+      expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A0', 'A1']);
+      expect((await store.readStream(b)).map((e) => e.type)).toEqual(['B0', 'B1']);
+    });
+
+    it('returns from a multi-stream append the position of its last event, as readAll reports it', async () => {
+      const before = (await store.headPosition()) ?? 0n;
+      const [a, b] = [stream(), stream()];
+      const result = await store.appendToStreams([
+        { streamName: a, events: [event('A0')], expectedRevision: 'no_stream' },
+        { streamName: b, events: [event('B0')], expectedRevision: 'no_stream' },
+      ]);
+      const mine = await collect(
+        store.readAll({ after: before }),
+        (e) => e.streamName === a || e.streamName === b,
+      );
+      expect(mine.map((e) => e.streamName)).toEqual([a, b]);
+      expect(result.position).toBe(mine.at(-1)!.position);
+    });
+
+    it.each([
+      ['the first', 0],
+      ['the second', 1],
+    ])(
+      'writes nothing to any stream when %s stream’s expected revision fails, naming it',
+      async (_which, failing) => {
+        const names = [stream(), stream()];
+        await store.appendToStream(names[failing]!, [event('X')]);
+        const failure = await store
+          .appendToStreams(
+            names.map((name) => ({
+              streamName: name,
+              events: [event('Y')],
+              expectedRevision: 'no_stream' as const,
+            })),
+          )
+          .catch((error: unknown) => error);
+        expect(failure).toBeInstanceOf(WrongExpectedRevisionError);
+        expect((failure as WrongExpectedRevisionError).streamName).toBe(names[failing]);
+        expect((await store.readStream(names[0]!)).length + (await store.readStream(names[1]!)).length).toBe(
+          1,
+        );
+      },
+    );
+
+    it('lets exactly one of several concurrent multi-stream appends on a shared stream win', async () => {
+      const shared = stream();
+      await store.appendToStream(shared, [event('S0')]);
+      const attempts = await Promise.allSettled(
+        Array.from({ length: 6 }, () =>
+          store.appendToStreams([
+            { streamName: stream(), events: [event('O')], expectedRevision: 'no_stream' },
+            { streamName: shared, events: [event('S')], expectedRevision: 0n },
+          ]),
+        ),
+      );
+      expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(1);
+      expect(await store.readStream(shared)).toHaveLength(2);
+    });
+
     it('reads all events after a position in position order', async () => {
       const head = await store.headPosition();
       const [a, b] = [stream(), stream()];

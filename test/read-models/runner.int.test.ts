@@ -156,6 +156,7 @@ describe('ProjectionGroup', () => {
     let subscriptions = 0;
     const counted: EventStore = {
       appendToStream: (...args) => store.appendToStream(...args),
+      appendToStreams: (...args) => store.appendToStreams(...args),
       readStream: (...args) => store.readStream(...args),
       readAll: (...args) => store.readAll(...args),
       headPosition: () => store.headPosition(),

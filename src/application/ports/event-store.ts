@@ -40,6 +40,20 @@ export type AppendResult = {
   readonly position: bigint;
 };
 
+/** One stream's part of an atomic append to several streams. */
+export type StreamAppend = {
+  readonly streamName: string;
+  readonly events: readonly NewEvent[];
+  readonly expectedRevision: ExpectedRevision;
+};
+
+export type MultiAppendResult = {
+  /** Position of the last event written, over all streams. */
+  readonly position: bigint;
+  /** Each stream's revision after the append, in the order given. */
+  readonly nextExpectedRevisions: readonly bigint[];
+};
+
 export type ReadAllOptions = {
   /** Read events whose position is greater than this; from the start when absent. */
   readonly after?: bigint;
@@ -75,6 +89,12 @@ export interface EventStore {
     events: readonly NewEvent[],
     options?: { readonly expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult>;
+  /**
+   * Appends to several streams atomically: every event of every stream, or nothing. Every expected
+   * revision is checked; one that does not hold rejects the whole append with
+   * `WrongExpectedRevisionError` naming its stream. Resolves only once the events are durable.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult>;
   /** The events of one stream in revision order; empty when the stream does not exist. */
   readStream(streamName: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /** Every event in position order, from the start or after a position. */
