@@ -11,6 +11,7 @@ import {
   type ReadStreamOptions,
   type RecordedEvent,
   type StreamAppend,
+  type SubscribeToAllOptions,
   type Subscription,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
@@ -285,7 +286,7 @@ class SqliteEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
-  subscribeToAll(options: { readonly after?: bigint } = {}): Subscription {
+  subscribeToAll(options: SubscribeToAllOptions = {}): Subscription {
     return liveSubscription({
       after: options.after ?? 0n,
       readBatch: (after) => this.#readBatch(after, this.#batchSize),
@@ -294,6 +295,7 @@ class SqliteEventStore implements EventStore {
         return () => this.#listeners.delete(notify);
       },
       pollIntervalMs: this.#pollIntervalMs,
+      onCheckpoint: options.onCheckpoint,
     });
   }
 
