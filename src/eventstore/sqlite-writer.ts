@@ -1,0 +1,131 @@
+import { Worker } from 'node:worker_threads';
+import { type MultiAppendResult, WrongExpectedRevisionError } from '../application/ports/event-store.ts';
+import type { FromWriter, ToWriter, WireAppend, WireError, WireStream } from './sqlite-writer-protocol.ts';
+import type { WriterData } from './sqlite-writer-worker.ts';
+
+type Pending = {
+  readonly resolve: (result: MultiAppendResult) => void;
+  readonly reject: (error: unknown) => void;
+};
+
+export type SqliteWriterOptions = WriterData & {
+  /** Runs after each commit, once the appends in it are resolved: wakes this process's readers. */
+  readonly onCommit: () => void;
+};
+
+/**
+ * The main thread's side of the writer thread (`sqlite-writer-worker.ts`). Appends made in one
+ * turn of the event loop travel in one message; each resolves only once the writer reports its
+ * transaction committed, which with `synchronous=FULL` means fsynced. The thread keeps the process
+ * alive only while appends are in flight, as a pending write to a socket would.
+ */
+export class SqliteWriter {
+  readonly #worker: Worker;
+  readonly #onCommit: () => void;
+  readonly #pending = new Map<number, Pending>();
+  readonly #closed = Promise.withResolvers<void>();
+  #queue: WireAppend[] = [];
+  #nextId = 1;
+  #flushScheduled = false;
+  #closing: Promise<void> | undefined;
+  #failure: Error | undefined;
+
+  constructor(options: SqliteWriterOptions) {
+    this.#onCommit = options.onCommit;
+    const workerData: WriterData = { file: options.file, failpoint: options.failpoint };
+    this.#worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), { workerData });
+    this.#worker.unref();
+    this.#worker.on('message', (message: FromWriter) => this.#onMessage(message));
+    this.#worker.on('error', (error) => this.#fail(error));
+    this.#worker.on('exit', (code) =>
+      this.#fail(new Error(`The event store's writer stopped (exit ${code}).`)),
+    );
+  }
+
+  append(streams: readonly WireStream[]): Promise<MultiAppendResult> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#closing !== undefined) return Promise.reject(new Error('The event store is closed.'));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      if (this.#pending.size === 1) this.#worker.ref();
+      this.#queue.push([id, streams]);
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Lets every append already made commit, then stops the thread. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#flush();
+      if (this.#failure === undefined) {
+        this.#worker.ref();
+        this.#post({ kind: 'close' });
+        await this.#closed.promise;
+      }
+      await this.#worker.terminate();
+    })();
+    return this.#closing;
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#queue.length === 0 || this.#failure !== undefined) return;
+    this.#post({ kind: 'appends', appends: this.#queue });
+    this.#queue = [];
+  }
+
+  #post(message: ToWriter): void {
+    this.#worker.postMessage(message);
+  }
+
+  #onMessage(message: FromWriter): void {
+    switch (message.kind) {
+      case 'committed':
+        for (const outcome of message.outcomes) {
+          const pending = this.#take(outcome.id);
+          if ('conflict' in outcome) {
+            const { streamName, expected, actual } = outcome.conflict;
+            pending.reject(new WrongExpectedRevisionError(streamName, expected, actual));
+          } else {
+            pending.resolve({ nextExpectedRevisions: outcome.revisions, position: outcome.position });
+          }
+        }
+        this.#onCommit();
+        return;
+      case 'failed':
+        for (const id of message.ids) this.#take(id).reject(toError(message.error));
+        return;
+      case 'closed':
+        this.#closed.resolve();
+        return;
+    }
+  }
+
+  #take(id: number): Pending {
+    const pending = this.#pending.get(id)!;
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#worker.unref();
+    return pending;
+  }
+
+  /** The thread failed or stopped: nothing in flight was acknowledged, and nothing more will be. */
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+    this.#queue = [];
+    this.#closed.resolve();
+  }
+}
+
+function toError(wire: WireError): Error {
+  return Object.assign(new Error(wire.message), {
+    code: wire.code,
+    errcode: wire.errcode,
+    errstr: wire.errstr,
+  });
+}
