@@ -1,7 +1,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { ExpectedRevision } from '../application/ports/event-store.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
-import type { FromWriter, ToWriter, WireAppend, WireError, WireOutcome } from './sqlite-writer-protocol.ts';
+import type { FromWriter, ToWriter, WireConflict, WireError, WireValue } from './sqlite-writer-protocol.ts';
 
 /**
  * The embedded store's writer: a worker thread that owns the writing connection, so that SQLite's
@@ -29,14 +29,17 @@ insert.setReturnArrays(true);
 
 port.on('message', (first: ToWriter) => {
   // Everything the main thread sent while the last commit was being fsynced joins this one.
-  const appends: WireAppend[] = [];
+  const batches: (readonly WireValue[])[] = [];
   let closing = false;
   for (let message: ToWriter | undefined = first; message !== undefined;) {
     if (message.kind === 'close') closing = true;
-    else for (const append of message.appends) appends.push(append);
+    else batches.push(message.appends);
     message = receiveMessageOnPort(port)?.message as ToWriter | undefined;
   }
-  if (appends.length > 0) port.postMessage(commit(appends) satisfies FromWriter);
+  if (batches.length > 0) {
+    const result = commit(batches);
+    port.postMessage(result, result.kind === 'committed' ? [result.written.buffer as ArrayBuffer] : []);
+  }
   if (closing) {
     db.close();
     port.postMessage({ kind: 'closed' } satisfies FromWriter);
@@ -47,40 +50,89 @@ port.on('message', (first: ToWriter) => {
  * One transaction for all of them. An error of SQLite itself (disk full, I/O) rolls the whole group
  * back and fails every append in it, none of them acknowledged.
  */
-function commit(appends: readonly WireAppend[]): FromWriter {
-  const outcomes: WireOutcome[] = [];
+function commit(batches: readonly (readonly WireValue[])[]): FromWriter {
+  const written: bigint[] = [];
+  const conflicts: WireConflict[] = [];
   try {
     db.exec('BEGIN IMMEDIATE');
-    for (const append of appends) outcomes.push(tryAppend(append));
+    for (const batch of batches) {
+      for (let at = 0; at < batch.length;) at = tryAppend(batch, at, written, conflicts);
+    }
     db.exec('COMMIT');
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
-    return { kind: 'failed', ids: appends.map(([id]) => id), error: wireError(error) };
+    return { kind: 'failed', ids: batches.flatMap(appendIds), error: wireError(error) };
   }
-  return { kind: 'committed', outcomes };
+  return { kind: 'committed', written: BigInt64Array.from(written), conflicts };
 }
 
-/** Checks every stream's expected revision before writing any event of the append. */
-function tryAppend([id, streams]: WireAppend): WireOutcome {
-  const currents = streams.map(([streamName]) => currentRevision(streamName));
-  for (const [i, [streamName, expected]] of streams.entries()) {
-    const actual = currents[i]!;
-    if (!holds(expected, actual)) return { id, conflict: { streamName, expected, actual } };
-  }
-  let position = 0;
-  const revisions = streams.map(([streamName, , events], i) => {
-    const current = currents[i]!;
-    let revision = current === 'no_stream' ? -1 : Number(current);
-    for (const [type, data, metadata] of events) {
-      revision += 1;
-      [position] = insert.get(streamName, revision, type, data, metadata) as unknown as [number];
+type StreamAt = { readonly name: string; readonly events: number; readonly current: bigint | 'no_stream' };
+
+/**
+ * The append that starts at `at` in the batch (see sqlite-writer-protocol.ts); returns where the
+ * next one starts. Checks every stream's expected revision before writing any of its events.
+ */
+function tryAppend(
+  batch: readonly WireValue[],
+  at: number,
+  written: bigint[],
+  conflicts: WireConflict[],
+): number {
+  const id = batch[at] as number;
+  const streamCount = batch[at + 1] as number;
+  const streams: StreamAt[] = [];
+  let conflict: WireConflict | undefined;
+  let next = at + 2;
+  for (let i = 0; i < streamCount; i++) {
+    const name = batch[next] as string;
+    const expected = batch[next + 1] as ExpectedRevision;
+    const events = batch[next + 2] as number;
+    const current = currentRevision(name);
+    if (conflict === undefined && !holds(expected, current)) {
+      conflict = { id, streamName: name, expected, actual: current };
     }
-    if (failpoint === 'kill-between-streams' && streams.length > 1) {
+    streams.push({ name, events, current });
+    next += 3 + 3 * events;
+  }
+  if (conflict !== undefined) {
+    conflicts.push(conflict);
+    return next;
+  }
+  written.push(BigInt(id), 0n, BigInt(streamCount));
+  const positionAt = written.length - 2;
+  let event = at + 2;
+  for (const stream of streams) {
+    let revision = stream.current === 'no_stream' ? -1 : Number(stream.current);
+    event += 3;
+    for (let i = 0; i < stream.events; i++, event += 3) {
+      revision += 1;
+      const [position] = insert.get(
+        stream.name,
+        revision,
+        batch[event]!,
+        batch[event + 1]!,
+        batch[event + 2]!,
+      ) as unknown as [number];
+      written[positionAt] = BigInt(position);
+    }
+    written.push(BigInt(revision));
+    if (failpoint === 'kill-between-streams' && streamCount > 1) {
       process.kill(process.pid, 'SIGKILL'); // a crash between the streams of one atomic append
     }
-    return BigInt(revision);
-  });
-  return { id, revisions, position: BigInt(position) };
+  }
+  return next;
+}
+
+/** The ids of the appends of a batch, for failing all of them. */
+function appendIds(batch: readonly WireValue[]): number[] {
+  const ids: number[] = [];
+  for (let at = 0; at < batch.length;) {
+    ids.push(batch[at] as number);
+    const streamCount = batch[at + 1] as number;
+    at += 2;
+    for (let i = 0; i < streamCount; i++) at += 3 + 3 * (batch[at + 2] as number);
+  }
+  return ids;
 }
 
 function currentRevision(streamName: string): bigint | 'no_stream' {

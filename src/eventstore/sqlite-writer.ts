@@ -1,6 +1,10 @@
 import { Worker } from 'node:worker_threads';
-import { type MultiAppendResult, WrongExpectedRevisionError } from '../application/ports/event-store.ts';
-import type { FromWriter, ToWriter, WireAppend, WireError, WireStream } from './sqlite-writer-protocol.ts';
+import {
+  type MultiAppendResult,
+  type StreamAppend,
+  WrongExpectedRevisionError,
+} from '../application/ports/event-store.ts';
+import type { FromWriter, ToWriter, WireError, WireValue } from './sqlite-writer-protocol.ts';
 import type { WriterData } from './sqlite-writer-worker.ts';
 
 type Pending = {
@@ -24,7 +28,7 @@ export class SqliteWriter {
   readonly #onCommit: () => void;
   readonly #pending = new Map<number, Pending>();
   readonly #closed = Promise.withResolvers<void>();
-  #queue: WireAppend[] = [];
+  #queue: WireValue[] = [];
   #nextId = 1;
   #flushScheduled = false;
   #closing: Promise<void> | undefined;
@@ -42,19 +46,38 @@ export class SqliteWriter {
     );
   }
 
-  append(streams: readonly WireStream[]): Promise<MultiAppendResult> {
+  append(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
     if (this.#failure !== undefined) return Promise.reject(this.#failure);
     if (this.#closing !== undefined) return Promise.reject(new Error('The event store is closed.'));
     const id = this.#nextId++;
+    const start = this.#queue.length;
+    try {
+      this.#encode(id, appends);
+    } catch (error) {
+      // An event that cannot be serialised (a BigInt, a cycle) fails its own append, not the group.
+      this.#queue.length = start;
+      return Promise.reject(error);
+    }
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       if (this.#pending.size === 1) this.#worker.ref();
-      this.#queue.push([id, streams]);
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
       }
     });
+  }
+
+  /** Appends the append to the queue, laid out as sqlite-writer-protocol.ts says. */
+  #encode(id: number, appends: readonly StreamAppend[]): void {
+    const queue = this.#queue;
+    queue.push(id, appends.length);
+    for (const { streamName, expectedRevision, events } of appends) {
+      queue.push(streamName, expectedRevision, events.length);
+      for (const event of events) {
+        queue.push(event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
+      }
+    }
   }
 
   /** Lets every append already made commit, then stops the thread. */
@@ -85,14 +108,9 @@ export class SqliteWriter {
   #onMessage(message: FromWriter): void {
     switch (message.kind) {
       case 'committed':
-        for (const outcome of message.outcomes) {
-          const pending = this.#take(outcome.id);
-          if ('conflict' in outcome) {
-            const { streamName, expected, actual } = outcome.conflict;
-            pending.reject(new WrongExpectedRevisionError(streamName, expected, actual));
-          } else {
-            pending.resolve({ nextExpectedRevisions: outcome.revisions, position: outcome.position });
-          }
+        this.#resolveWritten(message.written);
+        for (const { id, streamName, expected, actual } of message.conflicts) {
+          this.#take(id).reject(new WrongExpectedRevisionError(streamName, expected, actual));
         }
         this.#onCommit();
         return;
@@ -102,6 +120,18 @@ export class SqliteWriter {
       case 'closed':
         this.#closed.resolve();
         return;
+    }
+  }
+
+  /** See sqlite-writer-protocol.ts for the layout. */
+  #resolveWritten(written: BigInt64Array): void {
+    for (let at = 0; at < written.length;) {
+      const id = Number(written[at]);
+      const position = written[at + 1]!;
+      const streamCount = Number(written[at + 2]);
+      const nextExpectedRevisions = Array.from(written.subarray(at + 3, at + 3 + streamCount));
+      this.#take(id).resolve({ nextExpectedRevisions, position });
+      at += 3 + streamCount;
     }
   }
 
