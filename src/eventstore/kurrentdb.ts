@@ -21,6 +21,7 @@ import type {
   Subscription,
 } from '../application/ports/event-store.ts';
 import { WrongExpectedRevisionError } from '../application/ports/event-store.ts';
+import { badAppendShape } from './append-shape.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
   type KurrentDbLog,
@@ -124,9 +125,8 @@ class KurrentDbEventStore implements EventStore {
    * last event written (from the leader): exact, and what read-your-writes may wait for.
    */
   async appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
-    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
-      throw new Error('An append needs at least one event for each stream.');
-    }
+    const bad = badAppendShape(appends);
+    if (bad !== undefined) throw bad;
     let result: Awaited<ReturnType<KurrentDBClient['multiStreamAppend']>>;
     try {
       result = await this.#client.multiStreamAppend(

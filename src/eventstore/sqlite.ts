@@ -12,12 +12,12 @@ import type {
   SubscribeToAllOptions,
   Subscription,
 } from '../application/ports/event-store.ts';
+import { badAppendShape } from './append-shape.ts';
 import { liveSubscription } from './live-subscription.ts';
 import { CommitWatch } from './sqlite-commit-watch.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import { type Row, toRecordedEvent } from './sqlite-recorded-event.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
-import type { WireStream } from './sqlite-writer-protocol.ts';
 
 /**
  * The embedded event store: one SQLite file in WAL mode with `synchronous=FULL`, so a commit
@@ -97,26 +97,9 @@ class SqliteEventStore implements EventStore {
 
   appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
     if (this.#closing !== undefined) return Promise.reject(new Error('The event store is closed.'));
-    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
-      return Promise.reject(new Error('An append needs at least one event for each stream.'));
-    }
-    // Serialised here, so that an event that cannot be (a BigInt, a cycle) fails its own append
-    // and never the group it would have joined.
-    let streams: WireStream[];
-    try {
-      streams = appends.map((append) => [
-        append.streamName,
-        append.expectedRevision,
-        append.events.map((event) => [
-          event.type,
-          JSON.stringify(event.data),
-          JSON.stringify(event.metadata),
-        ]),
-      ]);
-    } catch (error) {
-      return Promise.reject(error);
-    }
-    return this.#writer.append(streams);
+    const bad = badAppendShape(appends);
+    if (bad !== undefined) return Promise.reject(bad);
+    return this.#writer.append(appends);
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

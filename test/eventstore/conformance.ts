@@ -169,6 +169,19 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       },
     );
 
+    it('refuses a multi-stream append that names a stream twice, and writes nothing', async () => {
+      const [a, b] = [stream(), stream()];
+      const failure = await store
+        .appendToStreams([
+          { streamName: a, events: [event('A')], expectedRevision: 'no_stream' },
+          { streamName: b, events: [event('B')], expectedRevision: 'no_stream' },
+          { streamName: a, events: [event('A again')], expectedRevision: 'any' },
+        ])
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(Error);
+      expect((await store.readStream(a)).length + (await store.readStream(b)).length).toBe(0);
+    });
+
     it('lets exactly one of several concurrent multi-stream appends on a shared stream win', async () => {
       const shared = stream();
       await store.appendToStream(shared, [event('S0')]);

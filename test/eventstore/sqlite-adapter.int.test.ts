@@ -66,6 +66,17 @@ describe('embedded store', () => {
     expect(output).toBe('appended at 1\n');
   });
 
+  it('leaves neither stream of an append to two streams when the process is killed between them', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const script = path.resolve(import.meta.dirname, '../support/append-two-streams.ts');
+    const run = spawnSync(process.execPath, [script, file], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.signal).toBe('SIGKILL');
+    const store = await reopened();
+    expect(await store.readStream('order-1')).toEqual([]);
+    expect(await store.readStream('pet-1')).toEqual([]);
+    await store.close();
+  });
+
   it('fails only the append whose event cannot be serialised, not the group it would have joined', async () => {
     const store = openSqliteEventStore({ file });
     const results = await Promise.allSettled([

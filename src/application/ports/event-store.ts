@@ -107,6 +107,7 @@ export interface EventStore {
    * Appends to several streams atomically: every event of every stream, or nothing. Every expected
    * revision is checked; one that does not hold rejects the whole append with
    * `WrongExpectedRevisionError` naming its stream. Resolves only once the events are durable.
+   * Each stream is named once, with at least one event.
    */
   appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult>;
   /** The events of one stream in revision order; empty when the stream does not exist. */
