@@ -51,9 +51,11 @@ async function openLoop(
   const total = Math.floor((rate * ms) / 1000);
   const pending: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
+    const scheduled = start + (i * 1000) / rate;
+    const wait = scheduled - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
+    // Timers fire late, never early by more than a millisecond: never count from before the send.
+    const due = Math.max(scheduled, performance.now());
     pending.push(
       send(url, agent, request).then(
         (ok) => {
