@@ -1,5 +1,4 @@
 import {
-  AppendConsistencyViolationError,
   BACKWARDS,
   END,
   KurrentDBClient,
@@ -20,7 +19,6 @@ import type {
   SubscribeToAllOptions,
   Subscription,
 } from '../application/ports/event-store.ts';
-import { WrongExpectedRevisionError } from '../application/ports/event-store.ts';
 import { badAppendShape } from './append-shape.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
@@ -28,6 +26,7 @@ import {
   positionOf,
   toMultiAppendEventData,
   toEventData,
+  toMultiAppendConflict,
   toRecordedEvent,
   toStreamState,
   toWrongExpectedRevision,
@@ -259,26 +258,4 @@ class KurrentDbEventStore implements EventStore {
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
     await this.#client.dispose();
   }
-}
-
-/**
- * The port's conflict for a multi-stream append, naming the stream whose expected revision failed.
- * The client reports it as `WrongExpectedVersionError` (a stream revision conflict) or, from
- * servers that check consistency per record, as `AppendConsistencyViolationError` with one
- * violation per failed stream.
- */
-function toMultiAppendConflict(appends: readonly StreamAppend[], error: unknown): unknown {
-  const expectedOf = (streamName: string) =>
-    appends.find((append) => append.streamName === streamName)?.expectedRevision ?? 'any';
-  if (error instanceof WrongExpectedVersionError) {
-    const streamName = error.streamName || appends[0]!.streamName;
-    return toWrongExpectedRevision(streamName, expectedOf(streamName), error);
-  }
-  const violation = error instanceof AppendConsistencyViolationError ? error.violations[0] : undefined;
-  if (violation === undefined) return error;
-  return new WrongExpectedRevisionError(
-    violation.streamName,
-    expectedOf(violation.streamName),
-    violation.actualState,
-  );
 }
