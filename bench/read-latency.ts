@@ -1,5 +1,5 @@
 import http from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,7 +14,10 @@ import { petstoreEnv, ROOT, startPetstore } from './servers.ts';
  * rate (issue 16 item 2). Open loop: each request leaves at its scheduled time whatever the
  * previous ones are doing, and its latency counts from that time, so a stall of the server shows
  * in every request it delays (a closed loop would send fewer requests during the stall and hide
- * it). Not part of `npm run bench`:
+ * it). Then POSTs alone, at the same rate and as fast as 64 connections go (closed loop). Each
+ * phase reports the server's CPU time per request, all threads and the main thread's own (from
+ * /proc), which moves far less than latencies with the load of a shared machine. Not part of
+ * `npm run bench`:
  *
  *   node bench/read-latency.ts [--pets 100000] [--get-rate 1000] [--post-rate 2000] [--seconds 20]
  *                              [--snapshot-every 1000000000]
@@ -97,6 +100,53 @@ function send(
   });
 }
 
+/** CPU time of the server process so far, in ms: every thread, and the main thread alone. */
+function serverCpuMs(pid: number): { all: number; main: number } {
+  // Fields 14 and 15 of /proc/<pid>/stat (after the command in parentheses): utime, stime in ticks.
+  const ticks = (stat: string) => {
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  };
+  const tickMs = 10; // USER_HZ is 100 on Linux
+  return {
+    all: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) * tickMs,
+    main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) * tickMs,
+  };
+}
+
+/** Runs `phase` and adds the server's CPU per request during it to its summary. */
+async function measured<T extends Phase | Phase[]>(pid: number, phase: () => Promise<T>) {
+  const before = serverCpuMs(pid);
+  const result = await phase();
+  const after = serverCpuMs(pid);
+  const requests = [result].flat().reduce((sum, p) => sum + p.latenciesMs.length + p.failures, 0);
+  const perRequest = (ms: number) => ((ms * 1000) / requests).toFixed(0);
+  const cpu = `server CPU per request ${perRequest(after.all - before.all)} µs (main thread ${perRequest(after.main - before.main)} µs)`;
+  return { result, cpu };
+}
+
+/** `connections` loops, each sending `request` and waiting for its answer, for `ms`. */
+async function closedLoop(
+  url: URL,
+  agent: http.Agent,
+  request: { method: string; path: string; headers: Record<string, string>; body?: string },
+  connections: number,
+  ms: number,
+): Promise<Phase> {
+  const phase: Phase = { latenciesMs: [], failures: 0 };
+  const end = performance.now() + ms;
+  const loop = async () => {
+    while (performance.now() < end) {
+      const started = performance.now();
+      const ok = await send(url, agent, request).catch(() => false);
+      if (ok) phase.latenciesMs.push(performance.now() - started);
+      else phase.failures += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: connections }, loop));
+  return phase;
+}
+
 function summary(phase: Phase): string {
   const sorted = Float64Array.from(phase.latenciesMs).sort();
   const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.ceil(p * sorted.length) - 1]!);
@@ -125,21 +175,34 @@ try {
     };
     log('warming up (3 s of both)');
     await Promise.all([openLoop(url, agent, get, getRate, 3000), openLoop(url, agent, post, postRate, 3000)]);
+    const pid = server.process.child.pid!;
+    const window = seconds * 1000;
     log(`GET alone, ${getRate}/s for ${seconds} s`);
-    const alone = await openLoop(url, agent, get, getRate, seconds * 1000);
+    const alone = await measured(pid, () => openLoop(url, agent, get, getRate, window));
     log(`GET ${getRate}/s with POST ${postRate}/s for ${seconds} s`);
-    const [withWrites, writes] = await Promise.all([
-      openLoop(url, agent, get, getRate, seconds * 1000),
-      openLoop(url, agent, post, postRate, seconds * 1000),
-    ]);
+    const both = await measured(pid, () =>
+      Promise.all([openLoop(url, agent, get, getRate, window), openLoop(url, agent, post, postRate, window)]),
+    );
+    log(`POST alone, ${postRate}/s for ${seconds} s`);
+    const postAlone = await measured(pid, () => openLoop(url, agent, post, postRate, window));
+    log(`POST, 64 connections as fast as they go, for ${seconds} s`);
+    const postFull = await measured(pid, () => closedLoop(url, agent, post, 64, window));
     agent.destroy();
+    const [withWrites, writes] = both.result;
+    const rate = (phase: Phase) => `${Math.round(phase.latenciesMs.length / seconds)}/s`;
     process.stdout.write(
       [
         `machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.node}; server on CPU ${machine.serverCpu ?? 'any'}`,
         `pets: ${pets}, window: ${seconds} s per phase, SNAPSHOT_EVERY_EVENTS=${values['snapshot-every']}`,
-        `GET alone (${getRate}/s):              ${summary(alone)}`,
+        `GET alone (${getRate}/s):              ${summary(alone.result)}`,
+        `  ${alone.cpu}`,
         `GET (${getRate}/s) with POST (${postRate}/s): ${summary(withWrites)}`,
-        `POST (${postRate}/s):                     ${summary(writes)}`,
+        `POST (${postRate}/s) with GET:            ${summary(writes)}`,
+        `  ${both.cpu}`,
+        `POST alone (${postRate}/s):               ${summary(postAlone.result)}`,
+        `  ${postAlone.cpu}`,
+        `POST, 64 connections (${rate(postFull.result)}): ${summary(postFull.result)}`,
+        `  ${postFull.cpu}`,
       ].join('\n') + '\n',
     );
   } finally {

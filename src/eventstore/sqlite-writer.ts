@@ -20,11 +20,13 @@ export type SqliteWriterOptions = WriterData & {
 /**
  * The main thread's side of the writer thread (`sqlite-writer-worker.ts`). Appends made in one
  * turn of the event loop travel in one message; each resolves only once the writer reports its
- * transaction committed, which with `synchronous=FULL` means fsynced. The thread keeps the process
- * alive only while appends are in flight, as a pending write to a socket would.
+ * transaction committed, which with `synchronous=FULL` means fsynced. The thread starts with the
+ * first append (a process that only reads never starts it) and keeps the process alive only while
+ * appends are in flight, as a pending write to a socket would.
  */
 export class SqliteWriter {
-  readonly #worker: Worker;
+  readonly #workerData: WriterData;
+  #worker: Worker | undefined;
   readonly #onCommit: () => void;
   readonly #pending = new Map<number, Pending>();
   readonly #closed = Promise.withResolvers<void>();
@@ -36,14 +38,19 @@ export class SqliteWriter {
 
   constructor(options: SqliteWriterOptions) {
     this.#onCommit = options.onCommit;
-    const workerData: WriterData = { file: options.file, failpoint: options.failpoint };
-    this.#worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), { workerData });
-    this.#worker.unref();
-    this.#worker.on('message', (message: FromWriter) => this.#onMessage(message));
-    this.#worker.on('error', (error) => this.#fail(error));
-    this.#worker.on('exit', (code) =>
-      this.#fail(new Error(`The event store's writer stopped (exit ${code}).`)),
-    );
+    this.#workerData = { file: options.file, failpoint: options.failpoint };
+  }
+
+  #started(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
+      workerData: this.#workerData,
+    });
+    worker.on('message', (message: FromWriter) => this.#onMessage(message));
+    worker.on('error', (error) => this.#fail(error));
+    worker.on('exit', (code) => this.#fail(new Error(`The event store's writer stopped (exit ${code}).`)));
+    this.#worker = worker;
+    return worker;
   }
 
   append(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
@@ -60,7 +67,7 @@ export class SqliteWriter {
     }
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
-      if (this.#pending.size === 1) this.#worker.ref();
+      if (this.#pending.size === 1) this.#started().ref();
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -84,12 +91,14 @@ export class SqliteWriter {
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#flush();
+      const worker = this.#worker;
+      if (worker === undefined) return;
       if (this.#failure === undefined) {
-        this.#worker.ref();
-        this.#post({ kind: 'close' });
+        worker.ref();
+        worker.postMessage({ kind: 'close' } satisfies ToWriter);
         await this.#closed.promise;
       }
-      await this.#worker.terminate();
+      await worker.terminate();
     })();
     return this.#closing;
   }
@@ -97,12 +106,8 @@ export class SqliteWriter {
   #flush(): void {
     this.#flushScheduled = false;
     if (this.#queue.length === 0 || this.#failure !== undefined) return;
-    this.#post({ kind: 'appends', appends: this.#queue });
+    this.#started().postMessage({ kind: 'appends', appends: this.#queue } satisfies ToWriter);
     this.#queue = [];
-  }
-
-  #post(message: ToWriter): void {
-    this.#worker.postMessage(message);
   }
 
   #onMessage(message: FromWriter): void {
@@ -138,7 +143,7 @@ export class SqliteWriter {
   #take(id: number): Pending {
     const pending = this.#pending.get(id)!;
     this.#pending.delete(id);
-    if (this.#pending.size === 0) this.#worker.unref();
+    if (this.#pending.size === 0) this.#worker?.unref();
     return pending;
   }
 
