@@ -13,10 +13,10 @@ import { petstoreEnv, ROOT, startPetstore } from './servers.ts';
  * Do writes stall reads? GET latency at a fixed rate, alone and while durable POSTs flow at a fixed
  * rate (issue 16 item 2). Open loop: each request leaves at its scheduled time whatever the
  * previous ones are doing, so a stall of the server shows in every request it delays (a closed
- * loop would send fewer requests during the stall and hide it). Then POSTs alone, at the same rate and as fast as 64 connections go (closed loop). Each
- * phase reports the server's CPU time per request, all threads and the main thread's own (from
- * /proc), which moves far less than latencies with the load of a shared machine. Not part of
- * `npm run bench`:
+ * loop would send fewer requests during the stall and hide it). Then POSTs alone, at the same
+ * rate and as fast as 64 connections go (closed loop). Each phase reports the server's CPU time
+ * per request, all threads and the main thread's own (from /proc), which moves far less than
+ * latencies with the load of a shared machine. Not part of `npm run bench`:
  *
  *   node bench/read-latency.ts [--pets 100000] [--get-rate 1000] [--post-rate 2000] [--seconds 20]
  *                              [--snapshot-every 1000000000]
