@@ -18,9 +18,11 @@ export type SqliteWriterOptions = WriterData & {
 };
 
 /**
- * The main thread's side of the writer thread (`sqlite-writer-worker.ts`). Appends made in one
- * turn of the event loop travel in one message; each resolves only once the writer reports its
- * transaction committed, which with `synchronous=FULL` means fsynced. The thread starts with the
+ * The main thread's side of the writer thread (`sqlite-writer-worker.ts`). Appends travel in one
+ * message per commit: those made while a commit is under way wait here and leave together as soon
+ * as it is reported (one message per turn of the event loop cost more CPU, for messages the
+ * writer then read all at once). Each resolves only once the writer reports its transaction
+ * committed, which with `synchronous=FULL` means fsynced. The thread starts with the
  * first append (a process that only reads never starts it) and keeps the process alive only while
  * appends are in flight, as a pending write to a socket would.
  */
@@ -33,6 +35,8 @@ export class SqliteWriter {
   #queue: WireValue[] = [];
   #nextId = 1;
   #flushScheduled = false;
+  /** A message of appends is with the writer and its commit not reported yet. */
+  #committing = false;
   #closing: Promise<void> | undefined;
   #failure: Error | undefined;
 
@@ -105,12 +109,22 @@ export class SqliteWriter {
 
   #flush(): void {
     this.#flushScheduled = false;
+    if (this.#committing && this.#closing === undefined) return; // they leave when it is reported
+    this.#send();
+  }
+
+  #send(): void {
     if (this.#queue.length === 0 || this.#failure !== undefined) return;
     this.#started().postMessage({ kind: 'appends', appends: this.#queue } satisfies ToWriter);
     this.#queue = [];
+    this.#committing = true;
   }
 
   #onMessage(message: FromWriter): void {
+    if (message.kind !== 'closed') {
+      this.#committing = false;
+      this.#send(); // what waited during that commit goes into the next one
+    }
     switch (message.kind) {
       case 'committed':
         this.#resolveWritten(message.written);
