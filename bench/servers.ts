@@ -26,12 +26,13 @@ export async function startPetstore(
   machine: Machine,
   dataDir: string,
   timeoutMs = 120_000,
+  env: Record<string, string> = {},
 ): Promise<RunningServer> {
   const { process, match } = await spawnUntil(
     onServerCpu(machine, [path.join(ROOT, 'bin/petstore.js'), 'start']),
     {
       cwd: ROOT,
-      env: petstoreEnv(dataDir, 0),
+      env: { ...petstoreEnv(dataDir, 0), ...env },
       ready: /"msg":"pet store listening".*"url":"([^"]+)"|"url":"([^"]+)".*"msg":"pet store listening"/,
       timeoutMs,
     },

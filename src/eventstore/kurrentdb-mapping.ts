@@ -1,5 +1,6 @@
 import {
   ANY,
+  AppendConsistencyViolationError,
   NO_STREAM,
   STREAM_EXISTS,
   jsonEvent,
@@ -7,13 +8,14 @@ import {
   type AppendStreamState,
   type EventData,
   type RecordedEvent as KurrentRecordedEvent,
-  type WrongExpectedVersionError,
+  WrongExpectedVersionError,
 } from '@kurrent/kurrentdb-client';
 import {
   type EventMetadata,
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
+  type StreamAppend,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
 import { isKnownPosition, packPosition } from './kurrentdb-position.ts';
@@ -138,4 +140,26 @@ export function toWrongExpectedRevision(
 ): WrongExpectedRevisionError {
   const actual = error.actualState === NO_STREAM ? 'no_stream' : error.actualState;
   return new WrongExpectedRevisionError(streamName, expected, actual);
+}
+
+/**
+ * The port's conflict for a multi-stream append, naming the stream whose expected revision failed.
+ * The client reports it as `WrongExpectedVersionError` (a stream revision conflict) or, from
+ * servers that check consistency per record, as `AppendConsistencyViolationError` with one
+ * violation per failed stream.
+ */
+export function toMultiAppendConflict(appends: readonly StreamAppend[], error: unknown): unknown {
+  const expectedOf = (streamName: string) =>
+    appends.find((append) => append.streamName === streamName)?.expectedRevision ?? 'any';
+  if (error instanceof WrongExpectedVersionError) {
+    const streamName = error.streamName || appends[0]!.streamName;
+    return toWrongExpectedRevision(streamName, expectedOf(streamName), error);
+  }
+  const violation = error instanceof AppendConsistencyViolationError ? error.violations[0] : undefined;
+  if (violation === undefined) return error;
+  return new WrongExpectedRevisionError(
+    violation.streamName,
+    expectedOf(violation.streamName),
+    violation.actualState,
+  );
 }

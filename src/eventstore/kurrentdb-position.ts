@@ -1,10 +1,12 @@
 import type { Position } from '@kurrent/kurrentdb-client';
 
 /**
- * KurrentDB orders `$all` by (commit, prepare). The events of one multi-event append can share a
- * commit position and differ only in their prepare positions, so neither number alone identifies
- * an event. The port's single bigint packs both, commit in the high 64 bits: the packed values
- * order exactly as `$all` does, and unpack to the `Position` the client needs to resume.
+ * KurrentDB orders `$all` by (commit, prepare). Every event an append writes has its own log
+ * position, which is both its commit and its prepare position (an append of several events
+ * answers with the last one's); only the events of an explicit transaction, a feature of the
+ * legacy TCP protocol, share one commit position and differ in their prepare positions. The
+ * port's single bigint packs both, commit in the high 64 bits: the packed values order exactly as
+ * `$all` does, whatever wrote the events, and unpack to the `Position` the client needs to resume.
  */
 
 const LOW_64 = (1n << 64n) - 1n;

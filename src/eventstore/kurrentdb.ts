@@ -16,33 +16,46 @@ import type {
   ReadStreamOptions,
   RecordedEvent,
   StreamAppend,
+  SubscribeToAllOptions,
   Subscription,
 } from '../application/ports/event-store.ts';
+import { badAppendShape } from './append-shape.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
   type KurrentDbLog,
   positionOf,
   toMultiAppendEventData,
   toEventData,
+  toMultiAppendConflict,
   toRecordedEvent,
   toStreamState,
   toWrongExpectedRevision,
 } from './kurrentdb-mapping.ts';
-import { resubscribingSubscription } from './kurrentdb-subscription.ts';
+import { markFilterCheckpoint, resubscribingSubscription } from './kurrentdb-subscription.ts';
 
 /**
  * The production event store: KurrentDB (formerly EventStoreDB), over gRPC with
  * `@kurrent/kurrentdb-client`. Positions are packed (commit, prepare) pairs, see
  * `kurrentdb-position.ts`. System events (`$`-prefixed types) are never returned.
  *
- * Reads that serve read-your-writes go to the leader (`requiresLeader`): a follower may not have
- * the write yet. `readAll`, used for audits and rebuilds, may be served by any node.
+ * Every read goes to the leader (`requiresLeader`): a follower may not have a write yet, and
+ * `$all` feeds the read models (rebuilds, the check of a snapshot's event), which must never see
+ * less than a write already acknowledged.
  *
- * `readAll`, subscriptions, appends and the head carry exact positions. `readStream` does too on
- * KurrentDB 22.6 and later; on older servers, which send no log position for stream reads, it
- * carries a lower bound (see `positionOf`): wait for read-your-writes on an append's position or
- * on `headPosition()`, never on a position from `readStream`.
+ * `readAll`, subscriptions, appends and the head carry exact positions: the position of an event
+ * in `$all`, which for every event an append writes is its own log position, as commit and
+ * prepare alike. `readStream` does too when the server sends the event's position, as KurrentDB
+ * does for stream reads since 22.6; an older one sends none, and then it carries a lower bound
+ * (see `positionOf`): wait for read-your-writes on an append's position or on `headPosition()`,
+ * never on a position from `readStream`.
  */
+
+/**
+ * Events per server read of `$all`. The client cannot cancel a read: one that the consumer leaves
+ * early stays open on the server until the process collects it, so `readAll` reads `$all` in
+ * bounded pages, each to its end, and never leaves a read open.
+ */
+const READ_ALL_PAGE = 1_000;
 
 export type KurrentDbEventStoreOptions = {
   /** `kurrentdb://…` or `esdb://…` connection string. */
@@ -90,8 +103,13 @@ class KurrentDbEventStore implements EventStore {
       const result = await this.#client.appendToStream(streamName, events.map(toEventData), {
         streamState: toStreamState(expected),
       });
-      if (result.position === undefined) throw new Error(`KurrentDB returned no position for ${streamName}.`);
-      return { nextExpectedRevision: result.nextExpectedRevision, position: packPosition(result.position) };
+      // An idempotent retry (events whose ids the stream already has) is acknowledged without a
+      // position: answer with the position of the last event written the first time.
+      const position =
+        result.position === undefined
+          ? await this.#positionOf(streamName, result.nextExpectedRevision)
+          : packPosition(result.position);
+      return { nextExpectedRevision: result.nextExpectedRevision, position };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError)
         throw toWrongExpectedRevision(streamName, expected, error);
@@ -106,9 +124,8 @@ class KurrentDbEventStore implements EventStore {
    * last event written (from the leader): exact, and what read-your-writes may wait for.
    */
   async appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
-    if (appends.length === 0 || appends.some((append) => append.events.length === 0)) {
-      throw new Error('An append needs at least one event for each stream.');
-    }
+    const bad = badAppendShape(appends);
+    if (bad !== undefined) throw bad;
     let result: Awaited<ReturnType<KurrentDBClient['multiStreamAppend']>>;
     try {
       result = await this.#client.multiStreamAppend(
@@ -119,9 +136,7 @@ class KurrentDbEventStore implements EventStore {
         })),
       );
     } catch (error) {
-      if (!(error instanceof WrongExpectedVersionError)) throw error;
-      const failed = appends.find((append) => append.streamName === error.streamName) ?? appends[0]!;
-      throw toWrongExpectedRevision(failed.streamName, failed.expectedRevision, error);
+      throw toMultiAppendConflict(appends, error);
     }
     const revisions = appends.map(
       (append) => result.responses.find((response) => response.streamName === append.streamName)!.revision,
@@ -164,38 +179,62 @@ class KurrentDbEventStore implements EventStore {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncGenerator<RecordedEvent> {
-    const after = options.after;
+    let after = options.after;
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
-    if (remaining <= 0) return;
-    const read = this.#client.readAll({
-      ...(after === undefined ? {} : { fromPosition: unpackPosition(after) }),
-      filter: excludeSystemEvents(),
-    });
-    for await (const resolved of read) {
-      if (!resolved.event) continue;
-      const position = packPosition(resolved.event.position);
-      // A read from a position includes the event at that position; the port excludes it.
-      if (after !== undefined && position <= after) continue;
-      const event = toRecordedEvent(resolved.event, position, this.#log);
-      if (event === undefined) continue;
-      yield event;
-      remaining -= 1;
-      if (remaining <= 0) return;
+    while (remaining > 0) {
+      const page = await this.#readAllPage(after, Math.min(remaining, READ_ALL_PAGE));
+      for (const event of page.events) {
+        yield event;
+        remaining -= 1;
+        if (remaining <= 0) return;
+      }
+      if (page.last === undefined) return;
+      after = page.last;
     }
   }
 
-  subscribeToAll(options: { readonly after?: bigint } = {}): Subscription {
+  /**
+   * One server read of `$all` after a position, read to its end. `last` is the position of the
+   * last event the server sent (undefined when it sent none), readable or not, so that the next
+   * page starts after it.
+   */
+  async #readAllPage(
+    after: bigint | undefined,
+    count: number,
+  ): Promise<{ events: RecordedEvent[]; last: bigint | undefined }> {
+    // A read from a position includes the event at that position; the port excludes it.
+    const read = this.#client.readAll({
+      ...(after === undefined ? {} : { fromPosition: unpackPosition(after) }),
+      maxCount: after === undefined ? count : count + 1,
+      filter: excludeSystemEvents(),
+      requiresLeader: true,
+    });
+    const events: RecordedEvent[] = [];
+    let last: bigint | undefined;
+    for await (const resolved of read) {
+      if (!resolved.event) continue;
+      const position = packPosition(resolved.event.position);
+      if (after !== undefined && position <= after) continue;
+      last = position;
+      const event = toRecordedEvent(resolved.event, position, this.#log);
+      if (event !== undefined) events.push(event);
+    }
+    return { events, last };
+  }
+
+  subscribeToAll(options: SubscribeToAllOptions = {}): Subscription {
     const subscription = resubscribingSubscription({
       after: options.after,
       open: (after) =>
         this.#client.subscribeToAll({
           ...(after === undefined ? {} : { fromPosition: unpackPosition(after) }),
-          filter: excludeSystemEvents(),
+          filter: excludeSystemEvents({ checkpointReached: markFilterCheckpoint }),
           requiresLeader: true,
         }),
       log: this.#log,
       firstDelayMs: this.#resubscribeDelayMs,
       onClose: () => this.#subscriptions.delete(subscription),
+      ...(options.onCheckpoint === undefined ? {} : { onCheckpoint: options.onCheckpoint }),
     });
     this.#subscriptions.add(subscription);
     return subscription;

@@ -9,6 +9,8 @@ export type LiveSubscriptionSource = {
   readonly onAppend: (notify: () => void) => () => void;
   /** Fallback wake-up, for events appended by other processes. */
   readonly pollIntervalMs: number;
+  /** See `SubscribeToAllOptions.onCheckpoint`: here, each batch's last position once taken. */
+  readonly onCheckpoint?: ((position: bigint) => void) | undefined;
 };
 
 /**
@@ -31,6 +33,7 @@ export function liveSubscription(source: LiveSubscriptionSource): Subscription {
         }
         yield batch;
         after = batch[batch.length - 1]!.position;
+        source.onCheckpoint?.(after);
       }
     } finally {
       removeListener();

@@ -133,9 +133,12 @@ export class ProjectionGroup {
     const { store, logger, snapshotEveryEvents, retryDelayMs } = this.#options;
     while (!this.#stopped) {
       try {
-        this.#subscription = store.subscribeToAll(
-          this.#position === undefined ? {} : { after: this.#position },
-        );
+        this.#subscription = store.subscribeToAll({
+          ...(this.#position === undefined ? {} : { after: this.#position }),
+          // Past events the feed leaves out (KurrentDB's system events): a resubscription, and a
+          // write waiting for its position, need not wait for the next event that is delivered.
+          onCheckpoint: (position) => this.#advance(position),
+        });
         for await (const batch of this.#subscription.batches()) {
           for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);
           this.#advance(batch[batch.length - 1]!.position);
@@ -150,6 +153,7 @@ export class ProjectionGroup {
   }
 
   #advance(position: bigint): void {
+    if (this.#position !== undefined && position <= this.#position) return;
     this.#position = position;
     if (this.#waiters.length === 0) return;
     const ready = this.#waiters.filter((w) => w.position <= position);

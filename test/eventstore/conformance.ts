@@ -169,6 +169,19 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       },
     );
 
+    it('refuses a multi-stream append that names a stream twice, and writes nothing', async () => {
+      const [a, b] = [stream(), stream()];
+      const failure = await store
+        .appendToStreams([
+          { streamName: a, events: [event('A')], expectedRevision: 'no_stream' },
+          { streamName: b, events: [event('B')], expectedRevision: 'no_stream' },
+          { streamName: a, events: [event('A again')], expectedRevision: 'any' },
+        ])
+        .catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(Error);
+      expect((await store.readStream(a)).length + (await store.readStream(b)).length).toBe(0);
+    });
+
     it('lets exactly one of several concurrent multi-stream appends on a shared stream win', async () => {
       const shared = stream();
       await store.appendToStream(shared, [event('S0')]);
@@ -283,6 +296,38 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       }
       await subscription.close();
       expect(seen?.type).toBe('after');
+    });
+
+    it('reports a checkpoint only once every event up to it is delivered', async () => {
+      const name = stream();
+      const head = await store.headPosition();
+      const log: Array<readonly ['event' | 'checkpoint', bigint]> = [];
+      const subscription = store.subscribeToAll({
+        ...(head === undefined ? {} : { after: head }),
+        onCheckpoint: (position) => log.push(['checkpoint', position]),
+      });
+      const events = subscription[Symbol.asyncIterator]();
+      const mine = async (count: number) => {
+        while (count > 0) {
+          const { value: e } = await events.next();
+          if (e.streamName !== name) continue;
+          log.push(['event', e.position]);
+          count -= 1;
+        }
+      };
+      await store.appendToStream(name, [event('A'), event('B')]);
+      await withTimeout(mine(2), 10_000);
+      await store.appendToStream(name, [event('C')]);
+      await withTimeout(mine(1), 10_000);
+      await subscription.close();
+      const checkpoints = log.flatMap(([kind, position], i) =>
+        kind === 'checkpoint' ? [[i, position]] : [],
+      );
+      for (const [i, checkpoint] of checkpoints as Array<[number, bigint]>) {
+        const later = log.slice(i + 1).filter(([kind]) => kind === 'event');
+        expect(later.every(([, position]) => position > checkpoint)).toBe(true);
+      }
+      expect(log.filter(([kind]) => kind === 'event')).toHaveLength(3);
     });
 
     it('ends a subscription’s iteration when it is closed', async () => {

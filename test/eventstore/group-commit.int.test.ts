@@ -14,14 +14,15 @@ const available = canRun('Group commit, traced', commandMissing('strace', ['-V']
 const temp = makeTempDir();
 afterAll(() => temp.remove());
 
-function fsyncsForBurst(count: number): number {
+/** The trace of a process appending a burst of `count` events: fsyncs and what it printed, by thread. */
+function traceBurst(count: number): string[] {
   const trace = path.join(temp.dir, `strace-${count}.txt`);
   const script = path.resolve(import.meta.dirname, '../support/append-burst.ts');
   execFileSync('strace', [
     '-f',
     '-qq',
     '-e',
-    'trace=fsync,fdatasync',
+    'trace=fsync,fdatasync,write',
     '-o',
     trace,
     process.execPath,
@@ -29,9 +30,13 @@ function fsyncsForBurst(count: number): number {
     path.join(temp.dir, `burst-${count}.sqlite`),
     String(count),
   ]);
-  return readFileSync(trace, 'utf8')
-    .split('\n')
-    .filter((line) => /\b(fsync|fdatasync)\(/.test(line)).length;
+  return readFileSync(trace, 'utf8').split('\n');
+}
+
+const isFsync = (line: string) => /\b(fsync|fdatasync)\(/.test(line);
+
+function fsyncsForBurst(count: number): number {
+  return traceBurst(count).filter(isFsync).length;
 }
 
 describe.runIf(available)('group commit', () => {
@@ -40,5 +45,14 @@ describe.runIf(available)('group commit', () => {
     const burst = fsyncsForBurst(64);
     expect(single).toBeGreaterThan(0);
     expect(burst).toBe(single);
+  });
+
+  it('fsyncs every commit on a thread of its own, never on the thread that serves reads', () => {
+    const lines = traceBurst(64);
+    const printed = (text: string) => lines.findIndex((line) => line.includes(`write(1, "${text}`));
+    const mainThread = lines[printed('pid ')]!.split(' ')[0]; // strace -f: each line starts with its thread id
+    const whileOpen = lines.slice(printed('opened'), printed('closing')).filter(isFsync);
+    expect(whileOpen.length).toBeGreaterThan(0);
+    expect(whileOpen.filter((line) => line.startsWith(`${mainThread} `))).toEqual([]);
   });
 });

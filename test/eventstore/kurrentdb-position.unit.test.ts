@@ -7,7 +7,7 @@ describe('KurrentDB positions packed into one bigint', () => {
     expect(unpackPosition(packPosition(position))).toEqual(position);
   });
 
-  it('orders events of one append that share a commit position by their prepare positions', () => {
+  it('orders the events of an explicit transaction, which share a commit position, by their prepare positions', () => {
     const first = packPosition({ commit: 1000n, prepare: 1000n });
     const second = packPosition({ commit: 1000n, prepare: 1150n });
     expect(second > first).toBe(true);

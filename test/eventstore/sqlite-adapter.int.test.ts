@@ -43,6 +43,40 @@ describe('embedded store', () => {
     await again.close();
   });
 
+  it('wakes a subscription of this process as soon as its own append commits, not at the next poll', async () => {
+    const store = openSqliteEventStore({ file, pollIntervalMs: 60_000 });
+    const subscription = store.subscribeToAll();
+    const events = subscription[Symbol.asyncIterator]();
+    const first = events.next(); // caught up on an empty store: asleep until woken
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { position } = await store.appendToStream('s', [event()]);
+    const delivered = await Promise.race([
+      first.then(({ value }) => value.position),
+      new Promise((resolve) => setTimeout(() => resolve('not woken within 5 s'), 5_000)),
+    ]);
+    expect(delivered).toBe(position);
+    await subscription.close();
+    await store.close();
+  });
+
+  it('lets a process that never closes it exit once its appends are done', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const script = path.resolve(import.meta.dirname, '../support/append-without-close.ts');
+    const output = execFileSync(process.execPath, [script, file], { encoding: 'utf8', timeout: 20_000 });
+    expect(output).toBe('appended at 1\n');
+  });
+
+  it('leaves neither stream of an append to two streams when the process is killed between them', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const script = path.resolve(import.meta.dirname, '../support/append-two-streams.ts');
+    const run = spawnSync(process.execPath, [script, file], { encoding: 'utf8', timeout: 20_000 });
+    expect(run.signal).toBe('SIGKILL');
+    const store = await reopened();
+    expect(await store.readStream('order-1')).toEqual([]);
+    expect(await store.readStream('pet-1')).toEqual([]);
+    await store.close();
+  });
+
   it('fails only the append whose event cannot be serialised, not the group it would have joined', async () => {
     const store = openSqliteEventStore({ file });
     const results = await Promise.allSettled([

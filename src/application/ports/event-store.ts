@@ -60,6 +60,20 @@ export type ReadAllOptions = {
   readonly maxCount?: number;
 };
 
+export type SubscribeToAllOptions = {
+  /** Deliver events whose position is greater than this; from the start when absent. */
+  readonly after?: bigint;
+  /**
+   * Called between deliveries with a position up to which the feed has delivered every event it
+   * will ever deliver: a consumer may save it as its checkpoint and resume from it (`after`).
+   * Never ahead of an event still to come. KurrentDB reports the checkpoints of its server-side
+   * filter, which move past long runs of events the feed leaves out (system events), so a consumer
+   * catching up over them need not start again from its last event; SQLite reports the last
+   * position of each batch, once the consumer has taken it.
+   */
+  readonly onCheckpoint?: (position: bigint) => void;
+};
+
 export type ReadStreamOptions = {
   /** First revision to read, inclusive; 0 when absent. */
   readonly fromRevision?: bigint;
@@ -93,6 +107,7 @@ export interface EventStore {
    * Appends to several streams atomically: every event of every stream, or nothing. Every expected
    * revision is checked; one that does not hold rejects the whole append with
    * `WrongExpectedRevisionError` naming its stream. Resolves only once the events are durable.
+   * Each stream is named once, with at least one event.
    */
   appendToStreams(appends: readonly StreamAppend[]): Promise<MultiAppendResult>;
   /** The events of one stream in revision order; empty when the stream does not exist. */
@@ -100,7 +115,7 @@ export interface EventStore {
   /** Every event in position order, from the start or after a position. */
   readAll(options?: ReadAllOptions): AsyncIterable<RecordedEvent>;
   /** Catch-up, then live: every event after `after` (from the start when absent). */
-  subscribeToAll(options?: { readonly after?: bigint }): Subscription;
+  subscribeToAll(options?: SubscribeToAllOptions): Subscription;
   /** Position of the last event in the store, or undefined for an empty store. */
   headPosition(): Promise<bigint | undefined>;
   close(): Promise<void>;

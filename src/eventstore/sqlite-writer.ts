@@ -1,0 +1,180 @@
+import { Worker } from 'node:worker_threads';
+import {
+  type MultiAppendResult,
+  type StreamAppend,
+  WrongExpectedRevisionError,
+} from '../application/ports/event-store.ts';
+import type { FromWriter, ToWriter, WireError, WireValue } from './sqlite-writer-protocol.ts';
+import type { WriterData } from './sqlite-writer-worker.ts';
+
+type Pending = {
+  readonly resolve: (result: MultiAppendResult) => void;
+  readonly reject: (error: unknown) => void;
+};
+
+export type SqliteWriterOptions = WriterData & {
+  /** Runs after each commit, once the appends in it are resolved: wakes this process's readers. */
+  readonly onCommit: () => void;
+};
+
+/**
+ * The main thread's side of the writer thread (`sqlite-writer-worker.ts`). Appends travel in one
+ * message per commit: those made while a commit is under way wait here and leave together as soon
+ * as it is reported (one message per turn of the event loop cost more CPU, for messages the
+ * writer then read all at once). Each resolves only once the writer reports its transaction
+ * committed, which with `synchronous=FULL` means fsynced. The thread starts with the
+ * first append (a process that only reads never starts it) and keeps the process alive only while
+ * appends are in flight, as a pending write to a socket would.
+ */
+export class SqliteWriter {
+  readonly #workerData: WriterData;
+  #worker: Worker | undefined;
+  readonly #onCommit: () => void;
+  readonly #pending = new Map<number, Pending>();
+  readonly #closed = Promise.withResolvers<void>();
+  #queue: WireValue[] = [];
+  #nextId = 1;
+  #flushScheduled = false;
+  /** A message of appends is with the writer and its commit not reported yet. */
+  #committing = false;
+  #closing: Promise<void> | undefined;
+  #failure: Error | undefined;
+
+  constructor(options: SqliteWriterOptions) {
+    this.#onCommit = options.onCommit;
+    this.#workerData = { file: options.file, failpoint: options.failpoint };
+  }
+
+  #started(): Worker {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
+      workerData: this.#workerData,
+    });
+    worker.on('message', (message: FromWriter) => this.#onMessage(message));
+    worker.on('error', (error) => this.#fail(error));
+    worker.on('exit', (code) => this.#fail(new Error(`The event store's writer stopped (exit ${code}).`)));
+    this.#worker = worker;
+    return worker;
+  }
+
+  append(appends: readonly StreamAppend[]): Promise<MultiAppendResult> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#closing !== undefined) return Promise.reject(new Error('The event store is closed.'));
+    const id = this.#nextId++;
+    const start = this.#queue.length;
+    try {
+      this.#encode(id, appends);
+    } catch (error) {
+      // An event that cannot be serialised (a BigInt, a cycle) fails its own append, not the group.
+      this.#queue.length = start;
+      return Promise.reject(error);
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      if (this.#pending.size === 1) this.#started().ref();
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Appends the append to the queue, laid out as sqlite-writer-protocol.ts says. */
+  #encode(id: number, appends: readonly StreamAppend[]): void {
+    const queue = this.#queue;
+    queue.push(id, appends.length);
+    for (const { streamName, expectedRevision, events } of appends) {
+      queue.push(streamName, expectedRevision, events.length);
+      for (const event of events) {
+        queue.push(event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
+      }
+    }
+  }
+
+  /** Lets every append already made commit, then stops the thread. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#flush();
+      const worker = this.#worker;
+      if (worker === undefined) return;
+      if (this.#failure === undefined) {
+        worker.ref();
+        worker.postMessage({ kind: 'close' } satisfies ToWriter);
+        await this.#closed.promise;
+      }
+      await worker.terminate();
+    })();
+    return this.#closing;
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#committing && this.#closing === undefined) return; // they leave when it is reported
+    this.#send();
+  }
+
+  #send(): void {
+    if (this.#queue.length === 0 || this.#failure !== undefined) return;
+    this.#started().postMessage({ kind: 'appends', appends: this.#queue } satisfies ToWriter);
+    this.#queue = [];
+    this.#committing = true;
+  }
+
+  #onMessage(message: FromWriter): void {
+    if (message.kind !== 'closed') {
+      this.#committing = false;
+      this.#send(); // what waited during that commit goes into the next one
+    }
+    switch (message.kind) {
+      case 'committed':
+        this.#resolveWritten(message.written);
+        for (const { id, streamName, expected, actual } of message.conflicts) {
+          this.#take(id).reject(new WrongExpectedRevisionError(streamName, expected, actual));
+        }
+        this.#onCommit();
+        return;
+      case 'failed':
+        for (const id of message.ids) this.#take(id).reject(toError(message.error));
+        return;
+      case 'closed':
+        this.#closed.resolve();
+        return;
+    }
+  }
+
+  /** See sqlite-writer-protocol.ts for the layout. */
+  #resolveWritten(written: BigInt64Array): void {
+    for (let at = 0; at < written.length;) {
+      const id = Number(written[at]);
+      const position = written[at + 1]!;
+      const streamCount = Number(written[at + 2]);
+      const nextExpectedRevisions = Array.from(written.subarray(at + 3, at + 3 + streamCount));
+      this.#take(id).resolve({ nextExpectedRevisions, position });
+      at += 3 + streamCount;
+    }
+  }
+
+  #take(id: number): Pending {
+    const pending = this.#pending.get(id)!;
+    this.#pending.delete(id);
+    if (this.#pending.size === 0) this.#worker?.unref();
+    return pending;
+  }
+
+  /** The thread failed or stopped: nothing in flight was acknowledged, and nothing more will be. */
+  #fail(error: Error): void {
+    this.#failure ??= error;
+    for (const pending of this.#pending.values()) pending.reject(error);
+    this.#pending.clear();
+    this.#queue = [];
+    this.#closed.resolve();
+  }
+}
+
+function toError(wire: WireError): Error {
+  return Object.assign(new Error(wire.message), {
+    code: wire.code,
+    errcode: wire.errcode,
+    errstr: wire.errstr,
+  });
+}
