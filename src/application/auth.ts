@@ -60,7 +60,7 @@ export function createAuth(deps: AuthDependencies): Auth {
   }
 
   return {
-    keys: new KeyRegistry(deps.keys),
+    keys: new KeyRegistry(deps.keys, () => store.headPosition()),
     limiter: new RateLimiter(deps.counters, deps.anonymousLimits),
     clock,
     banKey,

@@ -2,6 +2,9 @@ import { acceptsSecret, type ApiKey } from '../domain/api-keys.ts';
 import { hashApiKey, isWellFormedApiKey } from './api-key-secrets.ts';
 import type { ApiKeyReadModel } from './ports/read-models.ts';
 
+/** How long a request with an unknown key waits for this process to catch up with the store. */
+export const CATCH_UP_WAIT_MS = 1000;
+
 /**
  * The API keys this process knows, kept current from the event store's subscription, so that a
  * key created, revoked, re-planned or banned by another process (the CLI, another server) is
@@ -9,9 +12,12 @@ import type { ApiKeyReadModel } from './ports/read-models.ts';
  */
 export class KeyRegistry {
   readonly #keys: ApiKeyReadModel;
+  readonly #headPosition: (() => Promise<bigint | undefined>) | undefined;
 
-  constructor(keys: ApiKeyReadModel) {
+  /** `headPosition`: the store's, for `authenticateCaughtUp`; without it, that is `authenticate`. */
+  constructor(keys: ApiKeyReadModel, headPosition?: () => Promise<bigint | undefined>) {
     this.#keys = keys;
+    this.#headPosition = headPosition;
   }
 
   /**
@@ -27,6 +33,29 @@ export class KeyRegistry {
     const hash = hashApiKey(secret);
     const key = this.#keys.bySecretHash(hash);
     return key !== undefined && acceptsSecret(key, hash, nowMs) ? key : undefined;
+  }
+
+  /**
+   * For a secret `authenticate` did not know: waits (up to `CATCH_UP_WAIT_MS`) until this registry
+   * includes every event the store holds now, then looks again. A key just created by another
+   * process (`petstore keys create`, then a request at once) is known from the first request, not
+   * from whenever this process's subscription catches up. Costs one head-of-store read, and a wait
+   * only while the registry is behind; a malformed secret costs nothing.
+   */
+  async authenticateCaughtUp(secret: string, nowMs: () => number): Promise<ApiKey | undefined> {
+    if (this.#headPosition === undefined || !isWellFormedApiKey(secret)) return undefined;
+    const head = await this.#headPosition();
+    if (head === undefined) return undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, CATCH_UP_WAIT_MS);
+    });
+    try {
+      await Promise.race([this.#keys.waitFor(head).catch(() => undefined), gaveUp]);
+    } finally {
+      clearTimeout(timer);
+    }
+    return this.authenticate(secret, nowMs());
   }
 
   /** The current state of a key (it may have been re-planned or banned since authentication). */

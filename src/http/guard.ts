@@ -70,7 +70,11 @@ export const openGuard: Guard = fp(
 );
 
 export type ApiKeyGuardDependencies = {
-  readonly keys: { authenticate(secret: string, nowMs: number): ApiKey | undefined };
+  readonly keys: {
+    authenticate(secret: string, nowMs: number): ApiKey | undefined;
+    /** For a secret `authenticate` did not know: looks again once caught up with the store. */
+    authenticateCaughtUp?(secret: string, nowMs: () => number): Promise<ApiKey | undefined>;
+  };
   readonly limiter: RateLimiter;
   readonly clock: Clock;
   /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
@@ -134,8 +138,28 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     if (secret === undefined)
       return refuseAnonymous(reply, address ?? request.ip, nowMs, new MissingApiKeyError());
     const key = keys.authenticate(secret, nowMs);
-    if (key === undefined)
-      return refuseAnonymous(reply, address ?? request.ip, nowMs, new InvalidApiKeyError());
+    if (key === undefined) {
+      if (keys.authenticateCaughtUp === undefined)
+        return refuseAnonymous(reply, address ?? request.ip, nowMs, new InvalidApiKeyError());
+      return keys
+        .authenticateCaughtUp(secret, () => clock.nowMs())
+        .then((late) => {
+          const now = clock.nowMs();
+          if (late === undefined)
+            return refuseAnonymous(reply, address ?? request.ip, now, new InvalidApiKeyError());
+          return admit(request, reply, late, now, address);
+        });
+    }
+    return admit(request, reply, key, nowMs, address);
+  }
+
+  function admit(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKey,
+    nowMs: number,
+    address: string | undefined,
+  ): MaybePromise<void> {
     if (isExpired(key, nowMs)) {
       const expiredAt = new Date(key.expiresAtMs).toISOString();
       return refuseAnonymous(reply, address ?? request.ip, nowMs, new ApiKeyExpiredError(expiredAt));

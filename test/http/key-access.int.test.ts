@@ -196,3 +196,40 @@ describe('keys issued before scopes existed', () => {
     }
   });
 });
+
+describe('a key created by another process', () => {
+  it('is accepted on its first request, before this process’s subscription has caught up', async () => {
+    const temp = makeTempDir();
+    try {
+      const app = await start({ PETSTORE_DATA_DIR: temp.dir });
+      const cli = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+      const { keyId, secret } = generateApiKey();
+      await cli.appendToStream(`apikey-${keyId}`, [
+        {
+          type: 'ApiKeyIssued',
+          data: {
+            keyId,
+            name: 'from the CLI',
+            plan: 'free',
+            limits: { perMinute: 60, perDay: 1000 },
+            secretHash: hashApiKey(secret),
+            issuedAt: new Date(START).toISOString(),
+            scopes: ['pets:read'],
+          },
+          metadata: {
+            eventId: randomUUID(),
+            occurredAt: new Date(START).toISOString(),
+            correlationId: 'cli',
+            schemaVersion: 1,
+          },
+        },
+      ]);
+      const known = app.auth.keys.get(keyId) !== undefined;
+      const response = await rest('GET', '/v1/pets', secret);
+      await cli.close();
+      expect([known, response.statusCode]).toEqual([false, 200]);
+    } finally {
+      temp.remove();
+    }
+  });
+});
