@@ -30,7 +30,15 @@ export async function startServer(
     guard: apiKeyGuard(service.auth),
     logger,
   });
-  const url = await app.listen({ port: config.port, host: config.host });
+  let url: string;
+  try {
+    url = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A port in use or a bad host: give the store back (and save snapshots) before failing.
+    await app.close();
+    await service.stop();
+    throw error;
+  }
   // kafkajs is loaded only when forwarding is on.
   const forwarder = config.kafka.inProcessForwarder
     ? (await import('./forwarding/in-process.ts')).startInProcessForwarder(config, service.store, logger)

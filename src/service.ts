@@ -83,7 +83,14 @@ export async function startService(
     banSeconds: config.rateLimitBanSeconds,
     logger,
   });
-  await readModels.start();
+  try {
+    await readModels.start();
+  } catch (error) {
+    // A store that cannot be read (damaged, unreachable) fails start-up instead of retrying forever.
+    redis?.disconnect();
+    if (options.store === undefined) await store.close().catch(() => {});
+    throw error;
+  }
   return {
     store,
     readModels,

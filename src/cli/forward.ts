@@ -1,8 +1,9 @@
 import { pino } from 'pino';
 import { loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
-import { startConfiguredForwarder } from '../forwarding/from-config.ts';
+import { checkForwarderConfig, startConfiguredForwarder } from '../forwarding/from-config.ts';
 import { PublisherFencedError } from '../forwarding/publisher.ts';
+import { prepareStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -17,6 +18,9 @@ export async function run(args: string[]): Promise<void> {
     );
   }
   const config = loadConfig(process.env);
+  checkForwarderConfig(config);
+  // Long-running like `start`, the forwarder may be the first to open a new embedded store.
+  prepareStore(config, 'forward', 'may-create');
   const log = pino({ level: config.logLevel, name: 'forwarder' });
   const store = await openEventStore(config, log.child({ component: 'eventstore' }));
   try {

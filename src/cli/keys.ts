@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../shared/context.ts';
@@ -15,20 +14,9 @@ import { KeyRegistry } from '../application/key-registry.ts';
 import { apiKeyReadModel } from '../read-models/api-key-read-model.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
 import { loadConfig } from '../config.ts';
-import { isAppError } from '../shared/errors.ts';
-import { openEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
+import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
-
-const USAGE = `Usage:
-  petstore keys create --plan <free|pro|business|enterprise> [--name <name>] [--per-minute N --per-day N]
-  petstore keys list [--json]
-  petstore keys revoke <key-id>
-  petstore keys plan <key-id> <plan> [--per-minute N --per-day N]
-  petstore keys unban <key-id>
-
-create prints the new key alone on stdout; it is stored only as a hash and never shown again.
---per-minute and --per-day are required for, and only allowed with, the enterprise plan.`;
 
 const subcommands: Record<string, (store: EventStore, args: string[]) => Promise<void>> = {
   create,
@@ -38,26 +26,19 @@ const subcommands: Record<string, (store: EventStore, args: string[]) => Promise
   unban: (store, args) => change(store, args, 'unban'),
 };
 
-/** `petstore keys …`: API-key management against the store PETSTORE_DATA_DIR or EVENT_STORE_URL names. */
+/**
+ * `petstore keys …`: API-key management against the store PETSTORE_DATA_DIR or EVENT_STORE_URL names.
+ * Usage and help live in the command table (commands.ts), which also reports failures.
+ */
 export async function run(args: string[]): Promise<void> {
   const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const subcommand = subcommands[name];
-  if (subcommand === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}\n${USAGE}`);
+  const subcommand = name === undefined ? undefined : subcommands[name];
+  if (subcommand === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}`);
   const config = loadConfig(process.env);
-  if (config.eventStoreUrl === undefined) mkdirSync(config.dataDir, { recursive: true });
-  const store = await openEventStore(config);
+  // Only a new key may start a store; the others change or list keys that must already be there.
+  const store = await openCliStore(config, `keys ${name}`, name === 'create' ? 'may-create' : 'must-exist');
   try {
     await subcommand(store, rest);
-  } catch (error) {
-    if (isAppError(error)) throw new UsageError(error.message);
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      throw new UsageError(`${error.message}\n${USAGE}`);
-    }
-    throw error;
   } finally {
     await store.close();
   }
@@ -72,7 +53,7 @@ async function create(store: EventStore, args: string[]): Promise<void> {
     args,
     options: { plan: { type: 'string' }, name: { type: 'string' }, ...LIMIT_OPTIONS },
   });
-  if (values.plan === undefined) throw new UsageError(`--plan is required\n${USAGE}`);
+  if (values.plan === undefined) throw new UsageError('--plan is required');
   const { key, secret } = await issueApiKey(
     deps(store),
     { plan: values.plan, name: values.name, ...limitsOf(values) },
@@ -128,9 +109,7 @@ async function change(store: EventStore, args: string[], what: 'revoke' | 'plan'
     positionals.length > expected ||
     extra !== undefined
   ) {
-    throw new UsageError(
-      `keys ${what} takes ${what === 'plan' ? 'a key id and a plan' : 'one key id'}\n${USAGE}`,
-    );
+    throw new UsageError(`keys ${what} takes ${what === 'plan' ? 'a key id and a plan' : 'one key id'}`);
   }
   const result =
     what === 'revoke'

@@ -22,5 +22,10 @@ export async function openEventStore(
       log: log ?? pino({ name: 'eventstore', level: config.logLevel ?? 'info' }),
     });
   }
-  return openSqliteEventStore({ file: path.join(config.dataDir, 'events.sqlite') });
+  return openSqliteEventStore({ file: embeddedStoreFile(config.dataDir) });
+}
+
+/** The embedded store's file in a data directory. */
+export function embeddedStoreFile(dataDir: string): string {
+  return path.join(dataDir, 'events.sqlite');
 }

@@ -14,9 +14,8 @@ export function startConfiguredForwarder(
   store: EventStore,
   log: ForwarderLog,
 ): Forwarder {
+  checkForwarderConfig(config);
   const { brokers, clientId, topic } = config.kafka;
-  if (brokers.length === 0)
-    throw new ConfigError('KAFKA_BROKERS is required by the Kafka forwarder (host:port, comma-separated).');
   // One owner id for all the sessions of this forwarder: how it recognises its own checkpoint.
   const owner = randomUUID();
   log.info({ owner, topic }, 'forwarder owner id for this run');
@@ -25,4 +24,10 @@ export function startConfiguredForwarder(
     log,
     createPublisher: () => createKafkaJsPublisher({ brokers, clientId, topic, log, owner }),
   });
+}
+
+/** Throws `ConfigError` unless the forwarder can run: before anything is opened, to fail fast. */
+export function checkForwarderConfig(config: Pick<Config, 'kafka'>): void {
+  if (config.kafka.brokers.length === 0)
+    throw new ConfigError('KAFKA_BROKERS is required by the Kafka forwarder (host:port, comma-separated).');
 }

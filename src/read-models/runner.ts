@@ -34,6 +34,8 @@ export class ProjectionGroup {
   #subscription: Subscription | undefined;
   #loop: Promise<void> | undefined;
   #stopped = false;
+  /** Until the first catch-up, a failing subscription fails `start()`: retrying would never end for a damaged store. */
+  #caughtUp = false;
 
   constructor(options: ProjectionGroupOptions) {
     this.#options = options;
@@ -60,6 +62,7 @@ export class ProjectionGroup {
         : checkpoints.reduce((min, c) => (c! < min! ? c : min));
     this.#loop = this.#follow();
     if (head !== undefined) await this.waitFor(head);
+    this.#caughtUp = true;
   }
 
   /** Resolves once every read model includes every event up to `position`; rejects if the group stops first. */
@@ -104,11 +107,20 @@ export class ProjectionGroup {
         }
       } catch (error) {
         if (this.#stopped) return;
+        if (!this.#caughtUp) return this.#failStart(error);
         logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
         await this.#subscription?.close().catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs ?? 1000));
       }
     }
+  }
+
+  #failStart(error: unknown): void {
+    this.#stopped = true;
+    void this.#subscription?.close().catch(() => {});
+    for (const waiter of this.#waiters)
+      waiter.reject(error instanceof Error ? error : new Error(String(error)));
+    this.#waiters = [];
   }
 
   #advance(position: bigint): void {
