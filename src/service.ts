@@ -37,6 +37,8 @@ export type ServiceOptions = {
   readonly counters?: CounterStore;
   /** Save read-model snapshots in the data directory (the server does; a one-off CLI command need not). */
   readonly snapshots?: boolean;
+  /** Decorates the store every part of the service uses (metrics, tracing: see src/observability). */
+  readonly wrapStore?: (store: EventStore) => EventStore;
 };
 
 type ServiceConfig = Pick<
@@ -58,7 +60,8 @@ export async function startService(
   options: ServiceOptions = {},
 ): Promise<Service> {
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const opened = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const store = options.wrapStore === undefined ? opened : options.wrapStore(opened);
   const readModels = new ProjectionGroup({
     store,
     logger,

@@ -25,6 +25,7 @@ export async function run(args: string[]): Promise<void> {
       dataDir: config.dataDir,
       store: config.eventStoreUrl ? 'kurrentdb' : 'embedded',
       storeLocation: describeStore(config),
+      ...(server.metricsUrl === undefined ? {} : { metricsUrl: server.metricsUrl }),
     },
     'pet store listening',
   );
@@ -55,11 +56,16 @@ function configWithFlags(args: string[]): Config {
 
 /** Why the server could not start, in one line, for the failures an operator causes and can fix. */
 function startFailure(error: unknown, config: Config): unknown {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  const { port, host } = config;
+  const { code, port: failedPort } = (error ?? {}) as NodeJS.ErrnoException & { port?: number };
+  // The API's listener, or the metrics listener (METRICS_PORT, METRICS_HOST).
+  const metrics =
+    failedPort !== undefined && failedPort === config.metrics.port && failedPort !== config.port;
+  const port = metrics ? config.metrics.port : config.port;
+  const host = metrics ? config.metrics.host : config.host;
+  const which = metrics ? 'METRICS_PORT' : '--port or PORT';
   switch (code) {
     case 'EADDRINUSE':
-      return new CommandFailure(`port ${port} on ${host} is in use; choose another with --port or PORT`);
+      return new CommandFailure(`port ${port} on ${host} is in use; choose another with ${which}`);
     case 'EACCES':
       return new CommandFailure(`no permission to listen on port ${port} (ports below 1024 need privileges)`);
     case 'EADDRNOTAVAIL':

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Config, ConfigError } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
-import { type Forwarder, type ForwarderLog, startForwarder } from './forwarder.ts';
+import { type Forwarder, type ForwarderLog, type ForwarderOptions, startForwarder } from './forwarder.ts';
 import { createKafkaJsPublisher } from './kafkajs-publisher.ts';
 
 /**
@@ -13,6 +13,7 @@ export function startConfiguredForwarder(
   config: Pick<Config, 'kafka'>,
   store: EventStore,
   log: ForwarderLog,
+  observer: Pick<ForwarderOptions, 'onCheckpoint' | 'onError'> = {},
 ): Forwarder {
   checkForwarderConfig(config);
   const { brokers, clientId, topic } = config.kafka;
@@ -20,6 +21,7 @@ export function startConfiguredForwarder(
   const owner = randomUUID();
   log.info({ owner, topic }, 'forwarder owner id for this run');
   return startForwarder({
+    ...observer,
     store,
     log,
     createPublisher: () => createKafkaJsPublisher({ brokers, clientId, topic, log, owner }),

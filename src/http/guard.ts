@@ -55,7 +55,14 @@ export type ApiKeyGuardDependencies = {
   readonly clock: Clock;
   /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
   readonly banKey: (key: ApiKey, correlationId: string) => Promise<ApiKey | undefined>;
+  /**
+   * Told of every rate-limit decision, for metrics: by the key's plan, or `anonymous` (requests
+   * without a valid key) or `public` (the public routes' per-address budget).
+   */
+  readonly onDecision?: (decision: RateLimitDecision, plan: string) => void;
 };
+
+export type RateLimitDecision = 'allowed' | 'limited' | 'banned';
 
 /**
  * Bearer API keys, per-plan limits per key, stricter limits per address for requests without a
@@ -64,16 +71,21 @@ export type ApiKeyGuardDependencies = {
  */
 export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   const { keys, limiter, clock } = deps;
+  const decided = deps.onDecision ?? (() => {});
 
   // Every step below is synchronous while the counters are in memory, and only then asynchronous
   // when they are in Redis: on the embedded default, a request passes the guard without a promise.
 
   function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number) {
-    if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
+    if (isBanned(key, nowMs)) {
+      decided('banned', key.plan);
+      throw banned(reply, key, nowMs);
+    }
     return andThen(limiter.limitKey(key, nowMs), (status): MaybePromise<void> => {
       setRateHeaders(reply, status);
-      if (status.allowed) return;
+      if (status.allowed) return decided('allowed', key.plan);
       if (crossesBanThreshold(status)) return ban(request, reply, key, nowMs, status);
+      decided('limited', key.plan);
       throw new RateLimitedError(status.retryAfter);
     });
   }
@@ -86,13 +98,18 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     status: RateStatus,
   ): Promise<void> {
     const bannedKey = await deps.banKey(key, request.id);
-    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) throw banned(reply, bannedKey, nowMs);
+    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) {
+      decided('banned', key.plan);
+      throw banned(reply, bannedKey, nowMs);
+    }
+    decided('limited', key.plan);
     throw new RateLimitedError(status.retryAfter);
   }
 
   function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {
     return andThen(limiter.limitAnonymous(address, nowMs), (status): never => {
       setRateHeaders(reply, status);
+      decided(status.allowed ? 'allowed' : 'limited', 'anonymous');
       if (status.allowed) throw error;
       throw new RateLimitedError(status.retryAfter);
     });
@@ -121,6 +138,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       () =>
         andThen(limiter.limitPublic(request.ip, clock.nowMs()), (status) => {
           setRateHeaders(reply, status);
+          decided(status.allowed ? 'allowed' : 'limited', 'public');
           if (!status.allowed) throw new RateLimitedError(status.retryAfter);
         }),
       done,

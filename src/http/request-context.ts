@@ -13,8 +13,20 @@ declare module 'fastify' {
   }
 }
 
-/** The request's correlation id, and the id of its API key once the guard has authenticated it. */
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's span as a W3C traceparent; set only when tracing is on (src/observability). */
+    traceparent?: string;
+  }
+}
+
+/**
+ * The request's correlation id, the id of its API key once the guard has authenticated it, and its
+ * span when tracing is on.
+ */
 export function requestContext(request: FastifyRequest): RequestContext {
   const apiKeyId = request.apiKey?.keyId;
-  return apiKeyId === undefined ? { correlationId: request.id } : { correlationId: request.id, apiKeyId };
+  const context =
+    apiKeyId === undefined ? { correlationId: request.id } : { correlationId: request.id, apiKeyId };
+  return request.traceparent === undefined ? context : { ...context, traceparent: request.traceparent };
 }

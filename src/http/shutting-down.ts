@@ -13,16 +13,18 @@ export class ShuttingDownError extends AppError {
  * Fastify's own `return503OnClosing` answers before any hook, with a body of its own and no
  * X-Request-Id; a request on a keep-alive connection can still arrive while the server drains.
  * Add it after the X-Request-Id hook and before the guard: a refused request costs no quota.
+ * Health probes still answer (alive, and not ready: see health.ts). Returns whether it is closing.
  */
-export function refuseWhileShuttingDown(app: FastifyInstance): void {
+export function refuseWhileShuttingDown(app: FastifyInstance): () => boolean {
   let shuttingDown = false;
   app.addHook('preClose', (done) => {
     shuttingDown = true;
     done();
   });
   // Callback style: on every request, an async hook would cost a promise for nothing.
-  app.addHook('onRequest', (_request, reply, done) => {
-    if (!shuttingDown) return done();
+  app.addHook('onRequest', (request, reply, done) => {
+    if (!shuttingDown || request.routeOptions.config.probe === true) return done();
     sendError(reply, new ShuttingDownError());
   });
+  return () => shuttingDown;
 }

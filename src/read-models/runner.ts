@@ -79,6 +79,11 @@ export class ProjectionGroup {
     return undefined;
   }
 
+  /** Every read model of the group, for health checks, metrics and tracing: name, checkpoint, listeners. */
+  get readModels(): readonly ReadModel<unknown>[] {
+    return this.#readModels;
+  }
+
   /** Position up to which every read model is current. */
   get checkpoint(): bigint | undefined {
     return this.#position;

@@ -1,8 +1,13 @@
 /** Who asks, for the event metadata and logs. Adapters build it from the request. */
 export type RequestContext = {
+  /** The request id (X-Request-Id): every event of one business action carries it. */
   readonly correlationId: string;
+  /** What directly caused the action: the request id when absent (see event-metadata.ts). */
+  readonly causationId?: string;
   /** The authenticated API key's id; absent for system actions. */
   readonly apiKeyId?: string;
+  /** The caller's span as a W3C traceparent, when tracing is on: the application's spans continue it. */
+  readonly traceparent?: string;
 };
 
 /**

@@ -28,6 +28,7 @@ export const ERROR_CODES = [
   // Audit, replay and consistency (issue 13)
 
   // Operations: health (issue 14)
+  'not_ready',
 
   // Hardening (issue 15)
 ] as const;
