@@ -21,6 +21,8 @@ if [ ! -f "$kafka_libs/kafka_2.13-3.9.1.jar" ]; then
   mvn -q -B -f .ci/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
 fi
 command -v strace >/dev/null || apt_install strace
+# A real browser for the developer pages' test (test/http/dev-pages.e2e.test.ts), driven by playwright-core.
+[ -x /usr/bin/chromium ] || apt_install chromium
 
 # Schemathesis, for the generated tests of test/fuzz (REST from OpenAPI, GraphQL from the SDL).
 python3 -c 'import schemathesis' 2>/dev/null || python3 -m pip install -q --disable-pip-version-check 'schemathesis==4.32.5'
