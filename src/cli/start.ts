@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { createLogger, type RunningServer, startServer } from '../server.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import { createCliLogger } from './logger.ts';
 import { describeStore, prepareStore, storeFailure } from './store.ts';
 import { CommandFailure } from './usage-error.ts';
 
@@ -15,7 +16,7 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 export async function run(args: string[]): Promise<void> {
   const config = configWithFlags(args);
   prepareStore(config, 'start', 'may-create');
-  const logger = createLogger(config);
+  const logger = await createCliLogger(config, process.stdout.isTTY === true);
   const server = await startServer(config, logger).catch((error: unknown) => {
     throw startFailure(error, config);
   });

@@ -55,7 +55,10 @@ export class ReadModel<State> {
     const snapshot = await this.#snapshots?.load(name);
     if (snapshot === undefined) return;
     const rebuild = (why: string) =>
-      this.#logger.warn({ projection: name, why }, 'rebuilding the read model from position 0');
+      this.#logger.warn(
+        { event: 'read_model.rebuild', projection: name, why },
+        'rebuilding the read model from position 0',
+      );
     if (!isSnapshot(snapshot)) return rebuild('the snapshot file is damaged');
     if (snapshot.version !== version) return rebuild(`projection version ${snapshot.version} -> ${version}`);
     const checkpoint = BigInt(snapshot.checkpoint);
