@@ -45,6 +45,20 @@ describe('petstore start refuses, in one line', () => {
     ]);
   });
 
+  it('a metrics port in use, naming METRICS_PORT', async () => {
+    holder = createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as { port: number };
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dataDir()], {
+      env: { METRICS_PORT: String(port) },
+      timeoutMs: 20_000,
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: port ${port} on 127.0.0.1 is in use; choose another with METRICS_PORT`,
+    );
+  });
+
   it('a host that is not an address of this machine', async () => {
     const { code, stderr } = await start('--host', '192.0.2.1', '--data-dir', dataDir());
     expect(code).toBe(1);

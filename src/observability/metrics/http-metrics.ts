@@ -4,12 +4,14 @@ import type { Metrics } from './registry.ts';
 
 /**
  * Every response, by route pattern (`/v1/pets/:petId`, never the raw URL: one series per route, not
- * per pet), method and status. Requests no route matched count under `(unmatched)`.
+ * per pet), method and status. Requests no route matched count under `(unmatched)`. Timed up to
+ * onSend, when the response is handed to the socket: a server-sent event stream counts once, when
+ * it starts, not for as long as a subscriber listens.
  */
 export function httpMetrics(metrics: Metrics): FastifyPluginAsync {
   return fp(
     async (app) => {
-      app.addHook('onResponse', (request, reply, done) => {
+      app.addHook('onSend', (request, reply, payload, done) => {
         metrics.httpRequestDuration.observe(
           {
             route: request.routeOptions.url ?? '(unmatched)',
@@ -18,7 +20,7 @@ export function httpMetrics(metrics: Metrics): FastifyPluginAsync {
           },
           reply.elapsedTime / 1000,
         );
-        done();
+        done(null, payload);
       });
     },
     { name: 'http-metrics' },

@@ -20,7 +20,7 @@ export function createMetrics() {
     registry,
     httpRequestDuration: new Histogram({
       name: 'http_request_duration_seconds',
-      help: 'HTTP requests by route pattern, method and status: time from arrival to the last byte sent.',
+      help: 'HTTP requests by route pattern, method and status: time from arrival until the response is handed to the socket (a stream: until it starts).',
       labelNames: ['route', 'method', 'status'] as const,
       buckets: SECONDS,
       registers,
