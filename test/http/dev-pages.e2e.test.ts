@@ -78,10 +78,12 @@ describe.skipIf(!available)('developer pages, offline', () => {
     const page = await open('/graphiql');
     const run = page.getByRole('button', { name: 'Execute query (Ctrl-Enter)' });
     await run.waitFor();
-    // Replace the placeholder as a developer would: double-click the word, type the key.
-    const placeholder = page.getByText('"Bearer YOUR_API_KEY"');
+    // Replace the placeholder as a developer would: double-click the word, type the key. The
+    // editor colours its text a moment after showing it, so wait for the string's own token.
+    const placeholder = page.getByText('"Bearer YOUR_API_KEY"', { exact: true });
+    await placeholder.waitFor();
     const box = (await placeholder.boundingBox())!;
-    await placeholder.dblclick({ position: { x: box.width * 0.8, y: box.height / 2 } });
+    await page.mouse.dblclick(box.x + box.width * 0.8, box.y + box.height / 2);
     await page.keyboard.type(key);
     const answered = page.waitForResponse((response) => response.url().endsWith('/graphql'));
     await run.click();
