@@ -5,6 +5,7 @@
  *   shared, domain ← application (which defines the ports in application/ports)
  *   application/ports ← eventstore, read-models, rate-limits (the adapters)
  *   application ← http, forwarding
+ *   application/ports ← observability (decorators and hooks, wired in by the composition)
  *   everything ← cli, service.ts, server.ts (composition)
  *
  * An import against the grain, or two top-level folders that import each other, fails the test.
@@ -58,6 +59,11 @@ module.exports = {
       'src/http/',
       ['src/application/', 'src/domain/', 'src/shared/', 'src/config.ts'],
       'the HTTP edge translates to the application and back',
+    ),
+    layer(
+      'src/observability/',
+      ['src/application/ports/', 'src/shared/', 'src/config.ts'],
+      'metrics and tracing observe the service from outside: decorators of its ports, hooks the composition wires in',
     ),
     {
       name: 'no-cycles',

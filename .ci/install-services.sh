@@ -24,6 +24,8 @@ if [ ! -f "$kafka_libs/kafka_2.13-3.9.1.jar" ]; then
   mvn -q -B -f .ci/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
 fi
 command -v strace >/dev/null || apt_install strace
+# A real browser for the developer pages' test (test/http/dev-pages.e2e.test.ts), driven by playwright-core.
+[ -x /usr/bin/chromium ] || apt_install chromium
 
 # Schemathesis, for the generated tests of test/fuzz (REST from OpenAPI, GraphQL from the SDL), in
 # a virtual environment of the repository: Debian 12's pip refuses to install into the system's

@@ -93,7 +93,20 @@ const schema = z
     PETSTORE_API_KEY: z.string().min(1).optional(),
     /** Unset: on outside production. */
     GRAPHQL_INTROSPECTION: booleanFlag.optional(),
+    /** GraphiQL and the API reference page. Unset: on outside production. GRAPHQL_GRAPHIQL is its older name. */
+    DEV_PAGES: booleanFlag.optional(),
     GRAPHQL_GRAPHIQL: booleanFlag.optional(),
+    /** Prometheus metrics on a listener of their own. Unset: no metrics (and prom-client is not loaded). */
+    METRICS_PORT: port.optional(),
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    /** GET /health/ready fails when a read model's oldest unapplied event is older than this. */
+    READINESS_MAX_LAG_SECONDS: z.coerce.number().positive().max(86_400).default(10),
+    /** Set: traces go to this OTLP endpoint (the OpenTelemetry SDK reads its other OTEL_* variables). */
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    /** One log line per request. */
+    ACCESS_LOG: booleanFlag.default(false),
+    /** Unset: pretty on a terminal in development, JSON otherwise. */
+    LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
   })
   .superRefine((env, context) => {
     if (env.ANONYMOUS_PER_MINUTE > env.ANONYMOUS_PER_DAY) {
@@ -136,7 +149,16 @@ export type Config = Readonly<{
     clientId: string;
     inProcessForwarder: boolean;
   }>;
-  graphql: Readonly<{ introspection: boolean; graphiql: boolean }>;
+  graphql: Readonly<{ introspection: boolean }>;
+  /** GraphiQL at /graphiql and the API reference at /docs. */
+  devPages: boolean;
+  /** Prometheus metrics; port undefined: off. */
+  metrics: Readonly<{ port: number | undefined; host: string }>;
+  readinessMaxLagMs: number;
+  /** Tracing is on when an OTLP endpoint is set. */
+  tracing: Readonly<{ otlpEndpoint: string | undefined }>;
+  accessLog: boolean;
+  logFormat: 'json' | 'pretty' | undefined;
   /** A test's failpoint (PETSTORE_FAILPOINT), only ever set when NODE_ENV=test. */
   failpoint: 'kill-between-streams' | undefined;
   /** For the CLI's calls to a running server; the server itself never uses it. */
@@ -191,10 +213,13 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
       clientId: e.KAFKA_CLIENT_ID,
       inProcessForwarder: e.KAFKA_FORWARDER,
     }),
-    graphql: Object.freeze({
-      introspection: e.GRAPHQL_INTROSPECTION ?? !production,
-      graphiql: e.GRAPHQL_GRAPHIQL ?? !production,
-    }),
+    graphql: Object.freeze({ introspection: e.GRAPHQL_INTROSPECTION ?? !production }),
+    devPages: e.DEV_PAGES ?? e.GRAPHQL_GRAPHIQL ?? !production,
+    metrics: Object.freeze({ port: e.METRICS_PORT, host: e.METRICS_HOST }),
+    readinessMaxLagMs: e.READINESS_MAX_LAG_SECONDS * 1000,
+    tracing: Object.freeze({ otlpEndpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT }),
+    accessLog: e.ACCESS_LOG,
+    logFormat: e.LOG_FORMAT,
     failpoint: e.NODE_ENV === 'test' ? e.PETSTORE_FAILPOINT : undefined,
     apiKey: e.PETSTORE_API_KEY,
   });

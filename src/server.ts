@@ -4,11 +4,16 @@ import { pino, type Logger } from 'pino';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { apiKeyGuard } from './http/guard.ts';
+import { loadObservability, type ObservabilityOptions } from './observability/index.ts';
+import { storeReadiness } from './observability/readiness.ts';
 import { startService } from './service.ts';
+import { systemClock } from './shared/context.ts';
 
 export type RunningServer = {
   readonly app: FastifyInstance;
   readonly url: string;
+  /** Prometheus's scrape URL; undefined without METRICS_PORT. */
+  readonly metricsUrl: string | undefined;
   close(): Promise<void>;
 };
 
@@ -16,35 +21,65 @@ export type RunningServer = {
 export async function startServer(
   config: Config,
   logger: Logger = createLogger(config),
+  options: { readonly observability?: ObservabilityOptions } = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const started = Date.now();
-  const service = await startService(config, logger);
+  const observability = await loadObservability(config, options.observability);
+  const service = await startService(config, logger, {
+    wrapStore: (store) => observability.wrapStore(store),
+  });
   logger.info(
     { ms: Date.now() - started, checkpoint: service.readModels.checkpoint?.toString() },
     'read models ready',
   );
   const app = await buildApp({
     config,
-    application: service.application,
-    guard: apiKeyGuard(service.auth),
+    application: observability.wrapApplication(service.application),
+    guard: apiKeyGuard({ ...service.auth, onDecision: observability.onRateLimitDecision }),
     logger,
+    readiness: storeReadiness({
+      store: service.store,
+      readers: () =>
+        service.readModels.readModels.map((r) => ({ name: r.projection.name, checkpoint: r.checkpoint })),
+      maxLagMs: config.readinessMaxLagMs,
+      clock: systemClock,
+    }),
+    observers: observability.httpObservers,
+    graphqlObservers: observability.graphqlObservers,
   });
-  const url = await app.listen({ port: config.port, host: config.host });
+  let url: string;
+  try {
+    await observability.started(service.store, service.readModels.readModels);
+    url = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // A port in use or a bad host: give the store back (and save snapshots) before failing.
+    await app.close();
+    await observability.close();
+    await service.stop();
+    throw error;
+  }
   // kafkajs is loaded only when forwarding is on.
   const forwarder = config.kafka.inProcessForwarder
-    ? (await import('./forwarding/in-process.ts')).startInProcessForwarder(config, service.store, logger)
+    ? (await import('./forwarding/in-process.ts')).startInProcessForwarder(
+        config,
+        service.store,
+        logger,
+        observability.forwarder(service.store),
+      )
     : undefined;
 
   let closing: Promise<void> | undefined;
   return {
     app,
     url,
+    metricsUrl: observability.metricsUrl,
     close() {
       closing ??= (async () => {
         await forwarder?.stop();
         await app.close();
         await service.stop();
+        await observability.close();
       })();
       return closing;
     },

@@ -50,6 +50,8 @@ export type ServiceOptions = {
   readonly counters?: CounterStore;
   /** Save read-model snapshots in the data directory (the server does; a one-off CLI command need not). */
   readonly snapshots?: boolean;
+  /** Decorates the store every part of the service uses (metrics, tracing: see src/observability). */
+  readonly wrapStore?: (store: EventStore) => EventStore;
 };
 
 type ServiceConfig = Pick<
@@ -74,7 +76,8 @@ export async function startService(
   options: ServiceOptions = {},
 ): Promise<Service> {
   const clock = options.clock ?? systemClock;
-  const store = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const opened = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
+  const store = options.wrapStore === undefined ? opened : options.wrapStore(opened);
   const snapshots = options.snapshots === false ? undefined : dataDirSnapshots(config.dataDir);
   const readModels = new ProjectionGroup({
     store,
@@ -112,7 +115,14 @@ export async function startService(
     anonymousLimits: config.anonymousLimits,
     logger,
   });
-  await readModels.start();
+  try {
+    await readModels.start();
+  } catch (error) {
+    // A store that cannot be read (damaged, unreachable) fails start-up instead of retrying forever.
+    redis?.disconnect();
+    if (options.store === undefined) await store.close().catch(() => {});
+    throw error;
+  }
   temporal.start(); // catches up in the background: only as-of reads wait for it
   await grantLegacyKeysTheirScopes(store, auth, clock);
   return {

@@ -46,10 +46,31 @@ describe('loadConfig', () => {
     expect(loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafka.brokers).toEqual(['a:9092', 'b:9092']);
   });
 
-  it('turns introspection and GraphiQL off in production unless asked for', () => {
-    expect(loadConfig({ NODE_ENV: 'production' }).graphql).toEqual({ introspection: false, graphiql: false });
-    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_GRAPHIQL: 'true' }).graphql.graphiql).toBe(true);
-    expect(loadConfig({}).graphql).toEqual({ introspection: true, graphiql: true });
+  it('turns introspection and the developer pages off in production unless asked for', () => {
+    expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({
+      graphql: { introspection: false },
+      devPages: false,
+    });
+    expect(loadConfig({ NODE_ENV: 'production', DEV_PAGES: 'true' }).devPages).toBe(true);
+    expect(loadConfig({})).toMatchObject({ graphql: { introspection: true }, devPages: true });
+    expect(loadConfig({ DEV_PAGES: 'false' }).devPages).toBe(false);
+  });
+
+  it('still reads GRAPHQL_GRAPHIQL, the older name of DEV_PAGES; DEV_PAGES wins', () => {
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_GRAPHIQL: 'true' }).devPages).toBe(true);
+    expect(loadConfig({ GRAPHQL_GRAPHIQL: 'false', DEV_PAGES: 'true' }).devPages).toBe(true);
+  });
+
+  it('leaves metrics and tracing off unless their variables are set', () => {
+    expect(loadConfig({})).toMatchObject({
+      metrics: { port: undefined, host: '127.0.0.1' },
+      tracing: { otlpEndpoint: undefined },
+      readinessMaxLagMs: 10_000,
+      accessLog: false,
+    });
+    expect(
+      loadConfig({ METRICS_PORT: '9464', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }),
+    ).toMatchObject({ metrics: { port: 9464 }, tracing: { otlpEndpoint: 'http://collector:4318' } });
   });
 
   it('reads TRUST_PROXY as the proxies’ addresses and CIDR ranges, and false by default', () => {

@@ -50,7 +50,7 @@ export function createAuth(deps: AuthDependencies): Auth {
       );
       if (change.changed && change.key !== undefined) {
         const until = new Date(change.key.bannedUntilMs).toISOString();
-        logger.warn({ keyId: key.keyId, until, reason }, 'API key banned');
+        logger.warn({ event: 'api_key.banned', keyId: key.keyId, until, reason }, 'API key banned');
       }
       return change.key;
     } catch (error) {

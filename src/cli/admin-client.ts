@@ -1,5 +1,6 @@
+import { ConfigError } from '../config.ts';
 import type { ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
-import { UsageError } from './usage-error.ts';
+import { CommandFailure } from './usage-error.ts';
 
 /** How often a rebuild's progress is asked for. */
 const POLL_MS = 250;
@@ -7,7 +8,7 @@ const POLL_MS = 250;
 /** A running server's admin endpoints (scope admin), for `petstore projections … --url`. */
 export function adminClient(url: string, apiKey: string | undefined) {
   if (apiKey === undefined) {
-    throw new UsageError('--url needs an API key with the admin scope in PETSTORE_API_KEY');
+    throw new ConfigError('--url needs an API key with the admin scope in PETSTORE_API_KEY');
   }
   const base = url.replace(/\/+$/, '');
   async function call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
@@ -18,11 +19,11 @@ export function adminClient(url: string, apiKey: string | undefined) {
         headers: { authorization: `Bearer ${apiKey}` },
       });
     } catch (error) {
-      throw new UsageError(`cannot reach ${base}: ${String((error as Error).cause ?? error)}`);
+      throw new CommandFailure(`cannot reach ${base}: ${String((error as Error).cause ?? error)}`);
     }
     const body = (await response.json()) as T & { code?: string; message?: string };
     if (!response.ok)
-      throw new UsageError(`${base} answered ${response.status} ${body.code}: ${body.message}`);
+      throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}`);
     return body;
   }
   const status = () => call<ProjectionStatus[]>('GET', '');

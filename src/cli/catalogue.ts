@@ -5,15 +5,9 @@ import { parseAsOf } from '../application/queries/time-travel.ts';
 import { loadConfig } from '../config.ts';
 import { validateStatus } from '../domain/pet-rules.ts';
 import { isAppError } from '../shared/errors.ts';
-import { openEventStore } from '../eventstore/index.ts';
 import { SqliteTemporalIndex } from '../read-models/temporal-index.ts';
+import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
-
-const USAGE = `Usage:
-  petstore catalogue --as-of <RFC 3339 time | store position> [--status available|pending|sold]
-
-Prints the catalogue as it was then, one pet per line as JSON, in ascending id order: from the
-temporal index in the data directory (caught up with the store first; built on first use).`;
 
 const PAGE = 1000;
 
@@ -24,14 +18,9 @@ export async function run(args: string[]): Promise<void> {
     options: {
       'as-of': { type: 'string' },
       status: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
     },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  if (values['as-of'] === undefined) throw new UsageError(`--as-of is required\n${USAGE}`);
+  if (values['as-of'] === undefined) throw new UsageError('--as-of is required');
   let at;
   let status;
   try {
@@ -42,7 +31,7 @@ export async function run(args: string[]): Promise<void> {
     throw error;
   }
   const config = loadConfig(process.env);
-  const store = await openEventStore(config);
+  const store = await openCliStore(config, 'catalogue', 'must-exist');
   const index = new SqliteTemporalIndex(
     path.join(config.dataDir, 'temporal-index.sqlite'),
     store,

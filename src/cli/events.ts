@@ -1,16 +1,10 @@
 import { parseArgs } from 'node:util';
 import { eventFeedQueries } from '../application/queries/event-feed.ts';
 import { loadConfig } from '../config.ts';
-import { openEventStore } from '../eventstore/index.ts';
 import { followApiKeys } from './key-names.ts';
 import { LineOutput } from './output.ts';
+import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
-
-const USAGE = `Usage: petstore events [--stream S] [--type T] [--from P] [--follow]
-
-Prints the store's events as JSON lines, oldest first, as GET /v1/audit/events shows them: every
-event from position P on (from the first without --from), only of stream S or of type T if asked.
-With --follow it then prints each new event as it is stored, until interrupted.`;
 
 /** `petstore events`: the event feed for operators, on the store PETSTORE_DATA_DIR or EVENT_STORE_URL names. */
 export async function run(args: string[]): Promise<void> {
@@ -21,13 +15,8 @@ export async function run(args: string[]): Promise<void> {
       type: { type: 'string' },
       from: { type: 'string' },
       follow: { type: 'boolean' },
-      help: { type: 'boolean' },
     },
   });
-  if (values.help === true) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
   if (values.from !== undefined && !/^\d{1,40}$/.test(values.from)) {
     throw new UsageError(
       `--from takes a store position (decimal digits), not ${JSON.stringify(values.from)}`,
@@ -41,7 +30,7 @@ export async function run(args: string[]): Promise<void> {
   const after = from === undefined || from === 0n ? undefined : from - 1n;
 
   const config = loadConfig(process.env);
-  const store = await openEventStore(config);
+  const store = await openCliStore(config, 'events', 'must-exist');
   const keys = await followApiKeys(store, config);
   const output = new LineOutput();
   const stop = new AbortController();

@@ -1,8 +1,10 @@
 import { pino } from 'pino';
 import { loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
-import { startConfiguredForwarder } from '../forwarding/from-config.ts';
+import { checkForwarderConfig, startConfiguredForwarder } from '../forwarding/from-config.ts';
 import { PublisherFencedError } from '../forwarding/publisher.ts';
+import { loadObservability } from '../observability/index.ts';
+import { prepareStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
 
 /**
@@ -17,20 +19,34 @@ export async function run(args: string[]): Promise<void> {
     );
   }
   const config = loadConfig(process.env);
+  checkForwarderConfig(config);
+  // Long-running like `start`, the forwarder may be the first to open a new embedded store.
+  prepareStore(config, 'forward', 'may-create');
   const log = pino({ level: config.logLevel, name: 'forwarder' });
   const store = await openEventStore(config, log.child({ component: 'eventstore' }));
+  // Metrics (METRICS_PORT): the forwarder's position, lag and failures, and Node's own.
+  const observability = await loadObservability({
+    metrics: config.metrics,
+    tracing: { otlpEndpoint: undefined },
+  });
   try {
-    const forwarder = startConfiguredForwarder(config, store, log);
+    await observability.started(store, []);
+    const forwarder = startConfiguredForwarder(config, store, log, observability.forwarder(store));
+    // Signals may come twice (npm and a terminal both pass on Ctrl-C): stop() is idempotent.
     const stop = (): void => void forwarder.stop();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-    log.info({ topic: config.kafka.topic, brokers: config.kafka.brokers }, 'forwarder started');
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    log.info(
+      { topic: config.kafka.topic, brokers: config.kafka.brokers, metricsUrl: observability.metricsUrl },
+      'forwarder started',
+    );
     await forwarder.done;
     log.info({}, 'forwarder stopped');
   } catch (error) {
     if (!(error instanceof PublisherFencedError)) throw error;
-    log.warn({}, error.message);
+    log.warn({ event: 'forwarder.fenced' }, error.message);
   } finally {
+    await observability.close();
     await store.close();
   }
 }

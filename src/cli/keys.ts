@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../shared/context.ts';
 import type { ApiKey } from '../domain/api-keys.ts';
-import { SCOPES } from '../domain/scopes.ts';
 import {
   changeApiKeyPlan,
   changeApiKeyScopes,
@@ -18,26 +16,10 @@ import { KeyRegistry } from '../application/key-registry.ts';
 import { apiKeyReadModel } from '../read-models/api-key-read-model.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
 import { loadConfig } from '../config.ts';
-import { isAppError } from '../shared/errors.ts';
-import { openEventStore } from '../eventstore/index.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
 import { describe, durationOf, expiryOf, LIMIT_OPTIONS, limitsOf, scopesOf, status } from './key-options.ts';
+import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
-
-const USAGE = `Usage:
-  petstore keys create --plan <free|pro|business|enterprise> [--name <name>] [--per-minute N --per-day N]
-                       [--scopes <scope,…>] [--expires-in <30d> | --expires-at <RFC 3339 time>]
-  petstore keys list [--json]
-  petstore keys revoke <key-id>
-  petstore keys plan <key-id> <plan> [--per-minute N --per-day N]
-  petstore keys scopes <key-id> <scope,…>
-  petstore keys rotate <key-id> [--grace <1h>]
-  petstore keys unban <key-id>
-
-create and rotate print the new key alone on stdout; it is stored only as a hash and never shown again.
---per-minute and --per-day are required for, and only allowed with, the enterprise plan.
-Scopes: ${SCOPES.join(', ')}; by default a key gets pets:read,pets:write,orders:read,orders:write.
-rotate keeps the key's id, plan, scopes and counters; the old secret works until the grace ends (default 1h).`;
 
 const subcommands: Record<string, (store: EventStore, args: string[]) => Promise<void>> = {
   create,
@@ -49,26 +31,19 @@ const subcommands: Record<string, (store: EventStore, args: string[]) => Promise
   rotate,
 };
 
-/** `petstore keys …`: API-key management against the store PETSTORE_DATA_DIR or EVENT_STORE_URL names. */
+/**
+ * `petstore keys …`: API-key management against the store PETSTORE_DATA_DIR or EVENT_STORE_URL names.
+ * Usage and help live in the command table (commands.ts), which also reports failures.
+ */
 export async function run(args: string[]): Promise<void> {
   const [name, ...rest] = args;
-  if (name === undefined || name === '--help' || name === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const subcommand = subcommands[name];
-  if (subcommand === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}\n${USAGE}`);
+  const subcommand = name === undefined ? undefined : subcommands[name];
+  if (subcommand === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}`);
   const config = loadConfig(process.env);
-  if (config.eventStoreUrl === undefined) mkdirSync(config.dataDir, { recursive: true });
-  const store = await openEventStore(config);
+  // Only a new key may start a store; the others change or list keys that must already be there.
+  const store = await openCliStore(config, `keys ${name}`, name === 'create' ? 'may-create' : 'must-exist');
   try {
     await subcommand(store, rest);
-  } catch (error) {
-    if (isAppError(error)) throw new UsageError(error.message);
-    if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      throw new UsageError(`${error.message}\n${USAGE}`);
-    }
-    throw error;
   } finally {
     await store.close();
   }
@@ -89,7 +64,7 @@ async function create(store: EventStore, args: string[]): Promise<void> {
       ...LIMIT_OPTIONS,
     },
   });
-  if (values.plan === undefined) throw new UsageError(`--plan is required\n${USAGE}`);
+  if (values.plan === undefined) throw new UsageError('--plan is required');
   const expiresAt = expiryOf(values, systemClock.now());
   const { key, secret } = await issueApiKey(
     deps(store),
@@ -169,7 +144,7 @@ async function change(store: EventStore, args: string[], what: Change): Promise<
     extra !== undefined
   ) {
     throw new UsageError(
-      `keys ${what} takes one key id${needsSecond ? ` and ${SECOND_ARGUMENT[what]}` : ''}\n${USAGE}`,
+      `keys ${what} takes one key id${needsSecond ? ` and ${SECOND_ARGUMENT[what]}` : ''}`,
     );
   }
   const result =
@@ -198,8 +173,7 @@ async function rotate(store: EventStore, args: string[]): Promise<void> {
     allowPositionals: true,
   });
   const [keyId, extra] = positionals;
-  if (keyId === undefined || extra !== undefined)
-    throw new UsageError(`keys rotate takes one key id\n${USAGE}`);
+  if (keyId === undefined || extra !== undefined) throw new UsageError('keys rotate takes one key id');
   const graceMs = values.grace === undefined ? DEFAULT_GRACE_MS : durationOf(values.grace, '--grace');
   const { key, secret } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());
   const until = new Date(key!.previousSecretValidUntilMs).toISOString();

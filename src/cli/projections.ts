@@ -2,56 +2,39 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
 import { loadConfig } from '../config.ts';
-import { openEventStore } from '../eventstore/index.ts';
 import { offlineStatus, rebuildOffline, verifyOffline } from '../read-models/offline.ts';
 import { progressFigures } from '../read-models/rebuild.ts';
 import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { PROJECTIONS } from '../service.ts';
 import { adminClient } from './admin-client.ts';
 import { type ProgressFigures, progressReporter } from './progress.ts';
+import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
 
 const NAMES = PROJECTIONS.map((projection) => projection.name);
 
-const USAGE = `Usage:
-  petstore projections status [--url URL] [--json]
-  petstore projections rebuild [name] [--url URL]
-  petstore projections verify [name] [--url URL] [--json]
-
-With --url, asks that running server about its own read models (its admin endpoints, with the key
-in PETSTORE_API_KEY, which needs the admin scope): rebuild folds every event into a new read model
-beside the live one, which keeps serving, and swaps it in once caught up; verify folds every event
-afresh and compares with the live read model and the snapshot file.
-Without --url, works on the store and the snapshot files of PETSTORE_DATA_DIR: status shows what a
-server would start from, rebuild writes a new snapshot (a running server keeps its own read model
-until it restarts), verify compares a fresh fold with the snapshot.
-verify exits with 1 and names the first difference when they disagree.
-Projections: ${NAMES.join(', ')} (all of them when none is named).`;
-
 /** `petstore projections status|rebuild|verify`: the read models, for operators. */
 export async function run(args: string[]): Promise<void> {
   const [subcommand, ...rest] = args;
-  if (subcommand === undefined || subcommand === '--help' || subcommand === 'help') {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  if (!['status', 'rebuild', 'verify'].includes(subcommand)) {
-    throw new UsageError(`unknown subcommand ${JSON.stringify(subcommand)}\n${USAGE}`);
+  if (subcommand === undefined || !['status', 'rebuild', 'verify'].includes(subcommand)) {
+    throw new UsageError(`unknown subcommand ${JSON.stringify(subcommand)}`);
   }
   const { values, positionals } = parseArgs({
     args: rest,
     options: { url: { type: 'string' }, json: { type: 'boolean' } },
     allowPositionals: true,
   });
-  if (positionals.length > (subcommand === 'status' ? 0 : 1))
-    throw new UsageError(`too many arguments\n${USAGE}`);
+  if (positionals.length > (subcommand === 'status' ? 0 : 1)) throw new UsageError('too many arguments');
   const names = positionals.length === 0 ? NAMES : positionals;
   for (const name of names) {
     if (!NAMES.includes(name))
       throw new UsageError(`no projection is named ${JSON.stringify(name)}: ${NAMES.join(', ')}`);
   }
   const config = loadConfig(process.env);
-  const operator = values.url === undefined ? await offline(config) : remote(values.url, config.apiKey);
+  const operator =
+    values.url === undefined
+      ? await offline(config, `projections ${subcommand}`)
+      : remote(values.url, config.apiKey);
   try {
     if (subcommand === 'status') printStatus(await operator.status(), values.json === true);
     else if (subcommand === 'rebuild') for (const name of names) await rebuild(operator, name);
@@ -76,8 +59,8 @@ function remote(url: string, apiKey: string | undefined): Operator {
   return { ...client, close: async () => {} };
 }
 
-async function offline(config: ReturnType<typeof loadConfig>): Promise<Operator> {
-  const store = await openEventStore(config);
+async function offline(config: ReturnType<typeof loadConfig>, command: string): Promise<Operator> {
+  const store = await openCliStore(config, command, 'must-exist');
   const snapshots = dataDirSnapshots(config.dataDir);
   const logger = pino({ level: 'silent' });
   const projection = (name: string) => PROJECTIONS.find((candidate) => candidate.name === name)!;

@@ -1,20 +1,111 @@
-import { loadConfig } from '../config.ts';
-import { createLogger, startServer } from '../server.ts';
+import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
+import { type Config, ConfigError, loadConfig } from '../config.ts';
+import { type RunningServer, startServer } from '../server.ts';
+import { createCliLogger } from './logger.ts';
+import { describeStore, prepareStore, storeFailure } from './store.ts';
+import { CommandFailure } from './usage-error.ts';
+
+/** The flags of `petstore start`, each overriding its environment variable. */
+const FLAGS = { port: 'PORT', host: 'HOST', 'data-dir': 'PETSTORE_DATA_DIR' } as const;
+
+/** A shutdown that has not finished by then is stuck: the process exits anyway, with status 1. */
+const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 /** `petstore start`: serve the API until SIGINT or SIGTERM, then close cleanly. */
-export async function run(_args: string[]): Promise<void> {
-  const config = loadConfig(process.env);
-  const logger = createLogger(config);
-  const server = await startServer(config, logger);
+export async function run(args: string[]): Promise<void> {
+  const config = configWithFlags(args);
+  prepareStore(config, 'start', 'may-create');
+  const logger = await createCliLogger(config, process.stdout.isTTY === true);
+  const server = await startServer(config, logger).catch((error: unknown) => {
+    throw startFailure(error, config);
+  });
   logger.info(
-    { url: server.url, dataDir: config.dataDir, store: config.eventStoreUrl ? 'kurrentdb' : 'embedded' },
+    {
+      url: server.url,
+      dataDir: config.dataDir,
+      store: config.eventStoreUrl ? 'kurrentdb' : 'embedded',
+      storeLocation: describeStore(config),
+      ...(server.metricsUrl === undefined ? {} : { metricsUrl: server.metricsUrl }),
+    },
     'pet store listening',
   );
-  const shutdown = async (signal: string) => {
+  stopOnSignals(server, logger);
+}
+
+function configWithFlags(args: string[]): Config {
+  const { values } = parseArgs({
+    args,
+    options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+  });
+  const overrides = Object.fromEntries(
+    Object.entries(values).map(([flag, value]) => [FLAGS[flag as keyof typeof FLAGS], value]),
+  );
+  try {
+    return loadConfig({ ...process.env, ...overrides });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    // Name the flag the operator typed rather than the variable it stands for.
+    let message = error.message;
+    for (const [flag, variable] of Object.entries(FLAGS)) {
+      if (values[flag as keyof typeof FLAGS] !== undefined)
+        message = message.replace(`  ${variable}=`, `  --${flag}=`);
+    }
+    throw new ConfigError(message);
+  }
+}
+
+/** Why the server could not start, in one line, for the failures an operator causes and can fix. */
+function startFailure(error: unknown, config: Config): unknown {
+  const { code, port: failedPort } = (error ?? {}) as NodeJS.ErrnoException & { port?: number };
+  // The API's listener, or the metrics listener (METRICS_PORT, METRICS_HOST).
+  const metrics =
+    failedPort !== undefined && failedPort === config.metrics.port && failedPort !== config.port;
+  const port = metrics ? config.metrics.port : config.port;
+  const host = metrics ? config.metrics.host : config.host;
+  const which = metrics ? 'METRICS_PORT' : '--port or PORT';
+  switch (code) {
+    case 'EADDRINUSE':
+      return new CommandFailure(`port ${port} on ${host} is in use; choose another with ${which}`);
+    case 'EACCES':
+      return new CommandFailure(`no permission to listen on port ${port} (ports below 1024 need privileges)`);
+    case 'EADDRNOTAVAIL':
+      return new CommandFailure(`cannot listen on ${host}: it is not an address of this machine`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return new CommandFailure(`cannot listen on ${host}: no such host (--host or HOST)`);
+    default:
+      return storeFailure(error) ?? error;
+  }
+}
+
+/**
+ * The first SIGINT or SIGTERM closes the server (in-flight requests finish, snapshots are saved).
+ * Later ones are ignored rather than fatal: a Ctrl-C under `npm start` reaches this process twice,
+ * from the terminal and forwarded by npm, and the second must not cut the shutdown short.
+ */
+function stopOnSignals(server: RunningServer, logger: Logger): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
     logger.info({ signal }, 'shutting down');
-    await server.close();
-    process.exit(0);
+    setTimeout(() => {
+      logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time: exiting');
+      process.exit(1);
+    }, SHUTDOWN_TIMEOUT_MS).unref();
+    server.close().then(
+      () => {
+        logger.info({}, 'pet store stopped');
+        process.exit(0);
+      },
+      (error: unknown) => {
+        logger.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

@@ -23,7 +23,12 @@ export async function openEventStore(
     });
   }
   return openSqliteEventStore({
-    file: path.join(config.dataDir, 'events.sqlite'),
+    file: embeddedStoreFile(config.dataDir),
     ...(config.failpoint === undefined ? {} : { failpoint: config.failpoint }),
   });
+}
+
+/** The embedded store's file in a data directory. */
+export function embeddedStoreFile(dataDir: string): string {
+  return path.join(dataDir, 'events.sqlite');
 }

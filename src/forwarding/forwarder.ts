@@ -34,6 +34,8 @@ export type ForwarderOptions = {
   readonly maxRetryDelayMs?: number;
   /** Called after each acknowledged batch with its checkpoint. */
   readonly onCheckpoint?: (position: bigint) => void;
+  /** Called with every failure that ends a session (the forwarder then resumes from its checkpoint). */
+  readonly onError?: (error: unknown) => void;
 };
 
 export type Forwarder = {
@@ -61,6 +63,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         { checkpoint: checkpoint?.toString() ?? null },
         'forwarder resumes after its checkpoint',
       );
+      if (checkpoint !== undefined) options.onCheckpoint?.(checkpoint);
       if (stopping) return;
       const feed = options.store.subscribeToAll(checkpoint === undefined ? {} : { after: checkpoint });
       subscription = feed;
@@ -93,8 +96,9 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       } catch (error) {
         if (error instanceof PublisherFencedError) throw error;
         if (stopping) return;
+        options.onError?.(error);
         options.log.warn(
-          { err: error, retryInMs: delayMs },
+          { event: 'forwarder.fault', err: error, retryInMs: delayMs },
           'forwarding failed; resuming from the checkpoint',
         );
         await new Promise<void>((resolve) => {

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
+import type { ForwarderOptions } from './forwarder.ts';
 import { startConfiguredForwarder } from './from-config.ts';
 
 /**
@@ -12,10 +13,13 @@ export function startInProcessForwarder(
   config: Pick<Config, 'kafka'>,
   store: EventStore,
   logger: Logger,
+  observer: Pick<ForwarderOptions, 'onCheckpoint' | 'onError'> = {},
 ): { stop(): Promise<void> } {
   const log = logger.child({ component: 'forwarder' });
-  const forwarder = startConfiguredForwarder(config, store, log);
-  forwarder.done.catch((error: unknown) => log.warn({ err: error }, 'in-process forwarder stopped'));
+  const forwarder = startConfiguredForwarder(config, store, log, observer);
+  forwarder.done.catch((error: unknown) =>
+    log.warn({ event: 'forwarder.stopped', err: error }, 'in-process forwarder stopped'),
+  );
   log.info({ topic: config.kafka.topic }, 'in-process forwarder started');
   return { stop: () => forwarder.stop() };
 }

@@ -28,6 +28,10 @@ export const HEADERS = {
   schemaVersion: 'schema-version',
   position: 'position',
   contentType: 'content-type',
+  /** W3C trace context: a consumer's span continues the trace of the request that appended the event. */
+  traceparent: 'traceparent',
+  correlationId: 'correlation-id',
+  causationId: 'causation-id',
 } as const;
 
 export function toKafkaMessage(event: RecordedEvent): OutgoingMessage {
@@ -49,6 +53,16 @@ export function toKafkaMessage(event: RecordedEvent): OutgoingMessage {
       [HEADERS.schemaVersion]: String(event.metadata.schemaVersion),
       [HEADERS.position]: event.position.toString(),
       [HEADERS.contentType]: 'application/json',
+      ...traceHeaders(event.metadata),
     },
   };
+}
+
+/** The metadata that lets a consumer follow a business action, when the event has it. */
+function traceHeaders(metadata: RecordedEvent['metadata']): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (typeof metadata.traceparent === 'string') headers[HEADERS.traceparent] = metadata.traceparent;
+  if (typeof metadata.correlationId === 'string') headers[HEADERS.correlationId] = metadata.correlationId;
+  if (typeof metadata.causationId === 'string') headers[HEADERS.causationId] = metadata.causationId;
+  return headers;
 }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  LogController,
+} from 'fastify';
+import type { Plugin as GraphQLPlugin } from 'graphql-yoga';
 import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
@@ -8,8 +14,11 @@ import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler } from './four-oh-four.ts';
 import { parseJsonBody } from './json-body.ts';
+import { accessLog } from './access-log.ts';
+import { devPages } from './dev-pages/index.ts';
 import { graphqlRoutes } from './graphql/plugin.ts';
 import type { Guard } from './guard.ts';
+import { alwaysReady, healthRoutes, type ReadinessCheck } from './health.ts';
 import { openApiRoute } from './openapi.ts';
 import { petRoutes } from './rest/pets.ts';
 import { storeRoutes } from './rest/store.ts';
@@ -22,10 +31,20 @@ import { refuseWhileShuttingDown } from './shutting-down.ts';
 import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 
 export type AppDependencies = {
-  readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'>;
+  readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
+    Partial<Pick<Config, 'devPages' | 'accessLog'>>;
   readonly application: Application;
   readonly guard: Guard;
   readonly logger: FastifyBaseLogger;
+  /** Whether this process should take traffic (GET /health/ready); always, by default. */
+  readonly readiness?: ReadinessCheck;
+  /**
+   * Observers of every request, registered before the guard and the routes (metrics, tracing: see
+   * src/observability). Wrap each in fastify-plugin so that its hooks see the whole server.
+   */
+  readonly observers?: readonly FastifyPluginAsync[];
+  /** Envelop plugins that observe GraphQL operations (metrics, tracing). */
+  readonly graphqlObservers?: readonly GraphQLPlugin[];
 };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -67,17 +86,24 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     done();
   });
   closeGentlyAfterUnreadBodies(app);
-  refuseWhileShuttingDown(app);
+  const shuttingDown = refuseWhileShuttingDown(app);
+  for (const observer of deps.observers ?? []) await app.register(observer);
+  if (deps.config.accessLog === true) await app.register(accessLog);
 
   await app.register(deps.guard);
   await app.register(storePositions, { application: deps.application });
   await app.register(openApiRoute);
-  app.get('/health', { config: { probe: true } }, async () => ({ status: 'ok' }));
+  healthRoutes(app, { readiness: deps.readiness ?? alwaysReady, shuttingDown });
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
   await app.register(storeRoutes, { prefix: '/v1', application: deps.application });
   await app.register(historyRoutes, { prefix: '/v1', application: deps.application });
   await app.register(auditEventRoutes, { prefix: '/v1', application: deps.application });
   await app.register(adminRoutes, { prefix: '/v1', application: deps.application });
-  await app.register(graphqlRoutes, { application: deps.application, config: deps.config.graphql });
+  await app.register(graphqlRoutes, {
+    application: deps.application,
+    config: deps.config.graphql,
+    observers: deps.graphqlObservers ?? [],
+  });
+  if (deps.config.devPages === true) await app.register(devPages);
   return app;
 }

@@ -79,7 +79,14 @@ export type ApiKeyGuardDependencies = {
   readonly clock: Clock;
   /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
   readonly banKey: (key: ApiKey, correlationId: string) => Promise<ApiKey | undefined>;
+  /**
+   * Told of every rate-limit decision, for metrics: by the key's plan, or `anonymous` (requests
+   * without a valid key) or `public` (the public routes' per-address budget).
+   */
+  readonly onDecision?: (decision: RateLimitDecision, plan: string) => void;
 };
+
+export type RateLimitDecision = 'allowed' | 'limited' | 'banned';
 
 /**
  * Bearer API keys, per-plan limits per key, stricter limits per address for requests without a
@@ -88,16 +95,21 @@ export type ApiKeyGuardDependencies = {
  */
 export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   const { keys, limiter, clock } = deps;
+  const decided = deps.onDecision ?? (() => {});
 
   // Every step below is synchronous while the counters are in memory, and only then asynchronous
   // when they are in Redis: on the embedded default, a request passes the guard without a promise.
 
   function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number, points = 1) {
-    if (isBanned(key, nowMs)) throw banned(reply, key, nowMs);
+    if (isBanned(key, nowMs)) {
+      decided('banned', key.plan);
+      throw banned(reply, key, nowMs);
+    }
     return andThen(limiter.limitKey(key, nowMs, points), (status): MaybePromise<void> => {
       setRateLimitHeaders(reply, status, nowMs);
-      if (status.allowed) return;
+      if (status.allowed) return decided('allowed', key.plan);
       if (crossesBanThreshold(status, points)) return ban(request, reply, key, nowMs, status);
+      decided('limited', key.plan);
       throw new RateLimitedError(status.retryAfter);
     });
   }
@@ -116,13 +128,18 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     status: RateStatus,
   ): Promise<void> {
     const bannedKey = await deps.banKey(key, request.id);
-    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) throw banned(reply, bannedKey, nowMs);
+    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) {
+      decided('banned', key.plan);
+      throw banned(reply, bannedKey, nowMs);
+    }
+    decided('limited', key.plan);
     throw new RateLimitedError(status.retryAfter);
   }
 
   function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {
     return andThen(limiter.limitAnonymous(address, nowMs), (status): never => {
       setRateLimitHeaders(reply, status, nowMs);
+      decided(status.allowed ? 'allowed' : 'limited', 'anonymous');
       if (status.allowed) throw error;
       throw new RateLimitedError(status.retryAfter);
     });
@@ -175,6 +192,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       const nowMs = clock.nowMs();
       return andThen(limiter.limitPublic(request.ip, nowMs), (status) => {
         setRateLimitHeaders(reply, status, nowMs);
+        decided(status.allowed ? 'allowed' : 'limited', 'public');
         if (!status.allowed) throw new RateLimitedError(status.retryAfter);
       });
     }, done);

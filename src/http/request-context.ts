@@ -17,10 +17,17 @@ declare module 'fastify' {
   }
 }
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request's span as a W3C traceparent; set only when tracing is on (src/observability). */
+    traceparent?: string;
+  }
+}
+
 /**
  * The request's correlation id, the id of its API key once the guard has authenticated it (with
- * whether that key is an admin's), and where the application tells the store position of what the
- * request wrote.
+ * whether that key is an admin's), where the application tells the store position of what the
+ * request wrote, and the request's span when tracing is on.
  */
 export function requestContext(request: FastifyRequest): RequestContext {
   const apiKeyId = request.apiKey?.keyId;
@@ -28,7 +35,9 @@ export function requestContext(request: FastifyRequest): RequestContext {
     if (request.storePosition === undefined || position > request.storePosition)
       request.storePosition = position;
   };
-  return apiKeyId === undefined
-    ? { correlationId: request.id, recordPosition }
-    : { correlationId: request.id, apiKeyId, admin: request.hasScope('admin'), recordPosition };
+  const context: RequestContext =
+    apiKeyId === undefined
+      ? { correlationId: request.id, recordPosition }
+      : { correlationId: request.id, apiKeyId, admin: request.hasScope('admin'), recordPosition };
+  return request.traceparent === undefined ? context : { ...context, traceparent: request.traceparent };
 }

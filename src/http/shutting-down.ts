@@ -15,16 +15,18 @@ export class ShuttingDownError extends AppError {
  * The answer comes after the guard (a preParsing hook runs after every onRequest hook, the guard's
  * included), so that it carries the rate-limit headers like every other answer: the request counts
  * against its key, and a request the guard refuses gets the guard's 401 or 429.
+ * Health probes still answer (alive, and not ready: see health.ts). Returns whether it is closing.
  */
-export function refuseWhileShuttingDown(app: FastifyInstance): void {
+export function refuseWhileShuttingDown(app: FastifyInstance): () => boolean {
   let shuttingDown = false;
   app.addHook('preClose', (done) => {
     shuttingDown = true;
     done();
   });
   // Callback style: on every request, an async hook would cost a promise for nothing.
-  app.addHook('preParsing', (_request, reply, _payload, done) => {
-    if (!shuttingDown) return done();
+  app.addHook('preParsing', (request, reply, _payload, done) => {
+    if (!shuttingDown || request.routeOptions.config.probe === true) return done();
     sendError(reply, new ShuttingDownError());
   });
+  return () => shuttingDown;
 }

@@ -77,7 +77,7 @@ export class ReadModel<State> {
     const loaded = await this.#snapshots.load(name);
     const rebuild = (why: string): Restored => {
       this.#logger.warn(
-        { projection: name, why },
+        { event: 'read_model.rebuild', projection: name, why },
         'snapshot ignored: rebuilding the read model from position 0',
       );
       return 'from-events';

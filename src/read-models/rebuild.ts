@@ -28,7 +28,10 @@ export class Rebuild {
       state: 'running',
       ...progressFigures({ events: 0, position: undefined, target: live.checkpoint, startedAtMs }),
     };
-    deps.logger.info({ projection: name }, 'rebuilding the read model beside the live one');
+    deps.logger.info(
+      { event: 'read_model.rebuild', projection: name },
+      'rebuilding the read model beside the live one',
+    );
     this.done = foldBeside({
       store: deps.store,
       live,

@@ -38,6 +38,8 @@ export class ProjectionGroup {
   #loop: Promise<void> | undefined;
   #stopped = false;
   readonly #rebuilds = new Map<string, Rebuild>();
+  /** Until the first catch-up, a failing subscription fails `start()`: retrying would never end for a damaged store. */
+  #caughtUp = false;
 
   constructor(options: ProjectionGroupOptions) {
     this.#options = options;
@@ -72,6 +74,7 @@ export class ProjectionGroup {
         : checkpoints.reduce((min, c) => (c! < min! ? c : min));
     this.#loop = this.#follow();
     if (head !== undefined) await this.waitFor(head);
+    this.#caughtUp = true;
     for (const readModel of this.#readModels) {
       if (readModel.interimFromVersion !== undefined) this.rebuild(readModel.projection.name);
     }
@@ -145,11 +148,20 @@ export class ProjectionGroup {
         }
       } catch (error) {
         if (this.#stopped) return;
+        if (!this.#caughtUp) return this.#failStart(error);
         logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
         await this.#subscription?.close().catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs ?? 1000));
       }
     }
+  }
+
+  #failStart(error: unknown): void {
+    this.#stopped = true;
+    void this.#subscription?.close().catch(() => {});
+    for (const waiter of this.#waiters)
+      waiter.reject(error instanceof Error ? error : new Error(String(error)));
+    this.#waiters = [];
   }
 
   #advance(position: bigint): void {

@@ -1,6 +1,9 @@
 /** Who asks, for the event metadata and logs. Adapters build it from the request. */
 export type RequestContext = {
+  /** The request id (X-Request-Id): every event of one business action carries it. */
   readonly correlationId: string;
+  /** What directly caused the action: the request id when absent (see event-metadata.ts). */
+  readonly causationId?: string;
   /** The authenticated API key's id; absent for system actions. */
   readonly apiKeyId?: string;
   /** The key holds the `admin` scope: it may see and change what other keys own (their orders). */
@@ -10,6 +13,8 @@ export type RequestContext = {
    * (X-Store-Position, GraphQL `extensions`). Absent where nobody asks (the CLI, tests).
    */
   readonly recordPosition?: (position: bigint) => void;
+  /** The caller's span as a W3C traceparent, when tracing is on: the application's spans continue it. */
+  readonly traceparent?: string;
 };
 
 /**

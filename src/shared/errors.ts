@@ -38,6 +38,7 @@ export const ERROR_CODES = [
   'position_not_reached',
 
   // Operations: health (issue 14)
+  'not_ready',
 
   // Hardening (issue 15)
   'headers_too_large',

@@ -67,6 +67,7 @@ it('refuses an --as-of that is neither a time nor a position, with one line and 
   expect(failure).toMatchObject({
     code: 2,
     stderr:
-      'petstore catalogue: --as-of must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.\n',
+      'petstore catalogue: --as-of must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.\n\n' +
+      'Usage: petstore catalogue --as-of <RFC 3339 time | store position> [--status available|pending|sold]\n',
   });
 });

@@ -36,6 +36,7 @@ afterAll(async () => {
   temp.remove();
 });
 
+const storeFile = () => path.join(temp.dir, 'events.sqlite');
 const events = (...args: string[]) => petstore(temp.dir, ['events', ...args]);
 const lines = (stdout: string) =>
   stdout
@@ -47,7 +48,7 @@ describe('petstore events', () => {
   it('prints every event as a JSON line, in store order, as the audit feed shows it', async () => {
     const { code, stdout, stderr } = await events();
     const printed = lines(stdout);
-    expect([code, stderr, printed.length]).toEqual([0, '', 3002]);
+    expect([code, stderr, printed.length]).toEqual([0, `petstore events: store ${storeFile()}\n`, 3002]);
     expect(printed.map((event) => event.position)).toEqual(
       Array.from({ length: 3002 }, (_, i) => String(i + 1)),
     );
@@ -81,7 +82,9 @@ describe('petstore events', () => {
   it('refuses a --from that is not a position, with exit code 2', async () => {
     expect(await events('--from', 'monday')).toMatchObject({
       code: 2,
-      stderr: 'petstore events: --from takes a store position (decimal digits), not "monday"\n',
+      stderr:
+        'petstore events: --from takes a store position (decimal digits), not "monday"\n\n' +
+        'Usage: petstore events [--stream S] [--type T] [--from P] [--follow]\n',
     });
   });
 
@@ -97,7 +100,11 @@ describe('petstore events', () => {
     const [first] = (await once(createInterface({ input: child.stdout }), 'line')) as [string];
     child.stdout.destroy(); // what head does after its lines
     const [code] = (await exited) as [number];
-    expect([JSON.parse(first).position, code, stderr]).toEqual(['1', 0, '']);
+    expect([JSON.parse(first).position, code, stderr]).toEqual([
+      '1',
+      0,
+      `petstore events: store ${storeFile()}\n`,
+    ]);
   });
 
   it('follows: prints the events stored after it started, until interrupted', async () => {

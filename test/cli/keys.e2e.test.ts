@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { petstoreKeys } from '../support/cli.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
@@ -132,7 +133,9 @@ it('refuses an unknown scope with one line and exit code 2', async () => {
   );
   expect(failure).toMatchObject({ code: 2 });
   expect((failure as { stderr: string }).stderr).toBe(
-    'petstore keys: Unknown scope "pets:eat"; the scopes are pets:read, pets:write, orders:read, orders:write, audit:read, admin.\n',
+    'petstore keys create: store ' +
+      path.join(temp.dir, 'events.sqlite') +
+      '\npetstore keys create: Unknown scope "pets:eat"; the scopes are pets:read, pets:write, orders:read, orders:write, audit:read, admin.\n',
   );
 });
 
@@ -161,18 +164,20 @@ it('refuses an unknown plan with exit code 2 and a message', async () => {
   const failure = await keys('create', '--plan', 'gold').catch(
     (error: { code: number; stderr: string }) => error,
   );
-  expect(failure).toMatchObject({
-    code: 2,
-    stderr: 'petstore keys: plan must be one of free, pro, business, enterprise.\n',
-  });
+  expect(failure).toMatchObject({ code: 2 });
+  expect(failure.stderr.split('\n').slice(1)).toEqual([
+    'petstore keys create: plan must be one of free, pro, business, enterprise.',
+    '',
+  ]);
 });
 
 it('refuses custom limits on a plan other than enterprise', async () => {
   const failure = await keys('create', '--plan', 'free', '--per-minute', '5', '--per-day', '9').catch(
     (error: { code: number; stderr: string }) => error,
   );
-  expect(failure).toMatchObject({
-    code: 2,
-    stderr: 'petstore keys: Custom limits apply to the enterprise plan only, not free.\n',
-  });
+  expect(failure).toMatchObject({ code: 2 });
+  expect(failure.stderr.split('\n').slice(1)).toEqual([
+    'petstore keys create: Custom limits apply to the enterprise plan only, not free.',
+    '',
+  ]);
 });

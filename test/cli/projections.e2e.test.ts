@@ -175,12 +175,13 @@ describe('against a running server (--url)', () => {
   it('needs a key with the admin scope', async () => {
     expect(await projections(['status', '--url', server.url])).toMatchObject({
       code: 2,
-      stderr: 'petstore projections: --url needs an API key with the admin scope in PETSTORE_API_KEY\n',
+      stderr:
+        'petstore projections status: --url needs an API key with the admin scope in PETSTORE_API_KEY\n',
     });
     const reader = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['--plan', 'free', '--scopes', 'pets:read']);
     const refused = await projections(['status', '--url', server.url], { PETSTORE_API_KEY: reader });
     expect(refused).toMatchObject({
-      code: 2,
+      code: 1,
       stderr: expect.stringContaining('answered 403 insufficient_scope'),
     });
   });

@@ -55,6 +55,17 @@ describe('docker-compose.yml', () => {
     });
   });
 
+  it('checks the API with /health/ready and the forwarder through its metrics listener', () => {
+    const probe = (service: string) => JSON.stringify(compose.services[service]!.healthcheck);
+    expect(probe('api')).toContain('http://127.0.0.1:3000/health/ready');
+    expect(probe('forwarder')).toContain('http://127.0.0.1:9464/metrics');
+    expect(compose.services.forwarder!.environment).toMatchObject({
+      METRICS_PORT: 9464,
+      METRICS_HOST: '0.0.0.0',
+    });
+    expect(readFileSync(path.join(root, 'Dockerfile'), 'utf8')).toContain("/health/ready')");
+  });
+
   it('builds a multi-stage, non-root image that runs node bin/petstore.js start', () => {
     const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);

@@ -100,6 +100,7 @@ describe.skipIf(unavailable !== undefined)(
         'schema-version': '1',
         position: first.position.toString(),
         'content-type': 'application/json',
+        'correlation-id': first.event.metadata.correlationId,
       });
       expect(JSON.parse(message.value)).toEqual({
         eventId: first.event.metadata.eventId,

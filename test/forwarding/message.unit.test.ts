@@ -20,13 +20,30 @@ describe('Kafka message of an event', () => {
     expect(toKafkaMessage(event).key).toBe('pet-42');
   });
 
-  it('carries event id, type, schema version and position as headers', () => {
+  it('carries event id, type, schema version, position and correlation id as headers', () => {
     expect(toKafkaMessage(event).headers).toEqual({
       'event-id': '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',
       'event-type': 'PetCreated',
       'schema-version': '2',
       position: '170141183460469231722463931679029329919',
       'content-type': 'application/json',
+      'correlation-id': 'c-1',
+    });
+  });
+
+  it('carries the trace context and the causation id when the event has them', () => {
+    const traced = {
+      ...event,
+      metadata: {
+        ...event.metadata,
+        causationId: 'req-7',
+        traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      },
+    };
+    expect(toKafkaMessage(traced).headers).toMatchObject({
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+      'correlation-id': 'c-1',
+      'causation-id': 'req-7',
     });
   });
 

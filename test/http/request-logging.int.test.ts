@@ -20,7 +20,7 @@ async function appWithFailingList() {
     },
   } as unknown as Application;
   const app = await buildApp({
-    config: { bodyLimitBytes: 16_384, trustProxy: false, graphql: { introspection: false, graphiql: false } },
+    config: { bodyLimitBytes: 16_384, trustProxy: false, graphql: { introspection: false } },
     application,
     guard: openGuard,
     logger: pino({ level: 'info' }, stream),

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import type { Application } from '../../src/application/index.ts';
 import type { CounterStore } from '../../src/application/ports/counters.ts';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
@@ -30,6 +30,8 @@ export async function startTestApp(
     guard?: (service: Service) => Guard;
     clock?: Clock;
     counters?: CounterStore;
+    /** Where the service logs; by default pino at LOG_LEVEL (silent) on stdout. */
+    logger?: Logger;
   } = {},
 ): Promise<TestApp> {
   const temp = makeTempDir();
@@ -39,7 +41,7 @@ export async function startTestApp(
     PETSTORE_DATA_DIR: temp.dir,
     ...options.env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = options.logger ?? pino({ level: config.logLevel });
   const service = await startService(config, logger, {
     clock: options.clock ?? systemClock,
     ...(options.counters === undefined ? {} : { counters: options.counters }),

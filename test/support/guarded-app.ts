@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
 import type { Clock } from '../../src/shared/context.ts';
 import type { IssueApiKey } from '../../src/domain/api-keys.ts';
@@ -48,12 +49,14 @@ export async function startGuardedApp(options: {
   env?: Record<string, string>;
   /** Rate-limit counters other than the in-memory default (which answer without a promise). */
   counters?: CounterStore;
+  logger?: Logger;
 }): Promise<GuardedApp> {
   const { clock } = options;
   const testApp = await startTestApp({
     clock,
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.counters === undefined ? {} : { counters: options.counters }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
     guard: (service) => apiKeyGuard(service.auth),
   });
   const started = testApp.service.auth;

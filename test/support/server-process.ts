@@ -19,7 +19,7 @@ export type ServerProcess = {
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { timeoutMs?: number; wrapper?: readonly string[] } = {},
+  options: { timeoutMs?: number; wrapper?: readonly string[]; args?: readonly string[] } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const [command, ...args] = [
@@ -27,6 +27,7 @@ export async function startServerProcess(
     process.execPath,
     path.join(ROOT, 'bin/petstore.js'),
     'start',
+    ...(options.args ?? []),
   ];
   const child = spawn(command!, args, {
     cwd: ROOT,

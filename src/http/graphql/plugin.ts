@@ -1,15 +1,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Plugin } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { fastPath } from './fast-path.ts';
-import { graphiqlRoute } from './graphiql.ts';
 import { createPetStoreYoga, GRAPHQL_PATH, type PetStoreYoga } from './yoga.ts';
 
 export type GraphQLRoutesOptions = {
   readonly application: Application;
   readonly config: Config['graphql'];
+  /** Envelop plugins that observe operations (metrics, tracing); they run on the fast path too. */
+  readonly observers?: readonly Plugin[];
 };
 
 /**
@@ -26,6 +28,7 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
     introspection: options.config.introspection,
     logger: app.log,
     closing: closing.signal,
+    observers: options.observers ?? [],
   });
   const tryFastPath = fastPath(yoga);
 
@@ -53,7 +56,6 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
     },
   });
   allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
-  if (options.config.graphiql) graphiqlRoute(app);
 }
 
 /** Yoga's full handler: GET, server-sent events, and every request the fast path declines. */

@@ -1,7 +1,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { type DocumentNode, Kind } from 'graphql';
-import { createYoga, type YogaLogger } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import { requestContext } from '../request-context.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -21,6 +21,8 @@ export type YogaOptions = {
   readonly logger: FastifyBaseLogger;
   /** Aborted when the server starts closing (see `GraphQLContext.closing`). */
   readonly closing: AbortSignal;
+  /** Plugins that only observe (metrics, tracing), run after the others. */
+  readonly observers?: readonly Plugin[];
 };
 
 /** The Yoga server for one application; Fastify routes requests to it (see `plugin.ts`). */
@@ -31,7 +33,7 @@ export function createPetStoreYoga(options: YogaOptions) {
     graphqlEndpoint: GRAPHQL_PATH,
     // The guard rate-limits per HTTP request, so one request must be one operation.
     batching: false,
-    // GraphiQL is served by its own public route (see `graphiql.ts`): a browser cannot send the
+    // GraphiQL is served by its own public route (see `../dev-pages/graphiql.ts`): a browser cannot send the
     // bearer key when it opens a page.
     graphiql: false,
     landingPage: false,
@@ -63,6 +65,7 @@ export function createPetStoreYoga(options: YogaOptions) {
         },
       ),
       useErrorTranslation(),
+      ...(options.observers ?? []),
     ],
   });
 }

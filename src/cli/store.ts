@@ -1,0 +1,107 @@
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { EventStore } from '../application/ports/event-store.ts';
+import type { Config } from '../config.ts';
+import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
+import { CommandFailure } from './usage-error.ts';
+
+/**
+ * The store a command works on, said on stderr before it is opened, so that an operator in the
+ * wrong directory sees at once which store that is. Only `start` and commands that write a new
+ * stream (`keys create`) may create an embedded store; the others refuse a store that is not there
+ * rather than leave an empty `.data` wherever they were run.
+ */
+export type StoreAccess = 'may-create' | 'must-exist';
+
+type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl'> & Partial<Pick<Config, 'logLevel'>>;
+
+/** What the last prepared store was called, for messages about failures found later. */
+let described = 'the event store';
+
+export function describeStore(config: StoreConfig): string {
+  if (config.eventStoreUrl !== undefined) return config.eventStoreUrl.replace(/\/\/[^@/]*@/, '//');
+  return embeddedStoreFile(config.dataDir);
+}
+
+/** Names the store on stderr and checks that the command may use it; throws CommandFailure. */
+export function prepareStore(config: StoreConfig, command: string, access: StoreAccess): void {
+  described = describeStore(config);
+  process.stderr.write(`petstore ${command}: store ${described}\n`);
+  if (config.eventStoreUrl !== undefined) return;
+  if (access === 'may-create') return ensureDataDir(config.dataDir);
+  if (statSync(embeddedStoreFile(config.dataDir), { throwIfNoEntry: false }) === undefined) {
+    throw new CommandFailure(
+      `there is no store at ${described}: run this where its .data directory is, or set PETSTORE_DATA_DIR`,
+    );
+  }
+}
+
+export async function openCliStore(
+  config: StoreConfig,
+  command: string,
+  access: StoreAccess,
+): Promise<EventStore> {
+  prepareStore(config, command, access);
+  try {
+    return await openEventStore(config);
+  } catch (error) {
+    throw storeFailure(error) ?? error;
+  }
+}
+
+/**
+ * Creates the data directory one level at a time. `mkdirSync(…, { recursive: true })` loops forever
+ * where the kernel answers ENOENT for a parent that exists (/proc): a directory there must fail at once.
+ */
+export function ensureDataDir(dir: string): void {
+  const missing: string[] = [];
+  let existing = path.resolve(dir);
+  try {
+    while (statSync(existing, { throwIfNoEntry: false }) === undefined) {
+      missing.unshift(existing);
+      existing = path.dirname(existing);
+    }
+    if (!statSync(existing).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    for (const level of missing) mkdirSync(level);
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch (error) {
+    throw new CommandFailure(`cannot use ${dir} as the data directory: ${reason(error)}`, { cause: error });
+  }
+}
+
+const REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOTDIR: 'a part of the path is a file, not a directory',
+  ENOENT: 'the file system does not allow a directory there',
+  ENOSPC: 'no space left on the device',
+  EEXIST: 'a file is in the way',
+};
+
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  return REASONS[code] ?? (error instanceof Error ? error.message : String(error));
+}
+
+/** SQLite's primary result codes (the low byte of an extended one) that an operator must act on. */
+const SQLITE_FAILURES: Record<number, string> = {
+  8: 'it is read-only for this user',
+  10: 'the disk failed to read or write it',
+  11: 'it is damaged',
+  13: 'the disk is full',
+  14: 'it cannot be opened',
+  26: 'it is not a SQLite database',
+};
+
+/** The one-line explanation of a store that cannot be used, or undefined for another failure. */
+export function storeFailure(error: unknown): CommandFailure | undefined {
+  const { code, errcode, errstr } = (error ?? {}) as { code?: unknown; errcode?: unknown; errstr?: unknown };
+  if (code !== 'ERR_SQLITE_ERROR' || typeof errcode !== 'number') return undefined;
+  const what = SQLITE_FAILURES[errcode & 0xff];
+  if (what === undefined) return undefined;
+  return new CommandFailure(
+    `cannot use the event store ${described}: ${what} (SQLite: ${String(errstr)}). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    { cause: error },
+  );
+}

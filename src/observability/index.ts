@@ -1,0 +1,95 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Plugin as GraphQLPlugin } from 'graphql-yoga';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
+import type { Config } from '../config.ts';
+import { type Clock, systemClock } from '../shared/context.ts';
+import { observeAppends } from './observed-store.ts';
+
+/** A read model as observability sees it (ReadModel in src/read-models is one). */
+export type ObservedReadModel = {
+  readonly projection: { readonly name: string };
+  readonly checkpoint: bigint | undefined;
+  onApplied(listener: (event: RecordedEvent) => void): () => void;
+};
+
+export type ForwarderObserver = { onCheckpoint?(position: bigint): void; onError?(error: unknown): void };
+
+/**
+ * Metrics and tracing, as the configuration asks, attached to the service from the outside:
+ * decorators of the store and the application, Fastify and GraphQL plugins, hooks. Each part is
+ * imported only when it is on, so that a service with neither loads neither prom-client nor the
+ * OpenTelemetry SDK.
+ */
+export type Observability = {
+  wrapStore(store: EventStore): EventStore;
+  wrapApplication<A extends object>(application: A): A;
+  readonly onRateLimitDecision:
+    ((decision: 'allowed' | 'limited' | 'banned', plan: string) => void) | undefined;
+  readonly httpObservers: readonly FastifyPluginAsync[];
+  readonly graphqlObservers: readonly GraphQLPlugin[];
+  /** Once the read models have caught up: their gauges and spans, and the metrics listener. */
+  started(store: EventStore, readModels: readonly ObservedReadModel[]): Promise<void>;
+  forwarder(store: EventStore): ForwarderObserver;
+  /** Where Prometheus scrapes, once started; undefined without metrics. */
+  readonly metricsUrl: string | undefined;
+  close(): Promise<void>;
+};
+
+export type ObservabilityOptions = {
+  readonly clock?: Clock;
+  /** Tracing on, into these processors (tests), whatever the configuration says. */
+  readonly spanProcessors?: SpanProcessor[];
+};
+
+export async function loadObservability(
+  config: Pick<Config, 'metrics' | 'tracing'>,
+  options: ObservabilityOptions = {},
+): Promise<Observability> {
+  const clock = options.clock ?? systemClock;
+  const metrics = config.metrics.port === undefined ? undefined : await import('./metrics/index.ts');
+  const registry = metrics?.createMetrics();
+  const tracingOn = config.tracing.otlpEndpoint !== undefined || options.spanProcessors !== undefined;
+  const tracing = tracingOn
+    ? await (await import('./tracing/index.ts')).startTracing(options.spanProcessors)
+    : undefined;
+  let listener: { url: string; close(): Promise<void> } | undefined;
+  let stopSpans: (() => void) | undefined;
+
+  return {
+    wrapStore(store) {
+      let observed = store;
+      if (metrics && registry) observed = observeAppends(observed, metrics.appendMetrics(registry));
+      if (tracing) observed = observeAppends(observed, tracing.appendObserver);
+      return observed;
+    },
+    wrapApplication: (application) => (tracing ? tracing.wrapApplication(application) : application),
+    onRateLimitDecision: registry
+      ? (decision, plan) => registry.rateLimitDecisions.inc({ decision, plan })
+      : undefined,
+    httpObservers: [
+      ...(tracing ? [tracing.httpPlugin] : []),
+      ...(metrics && registry ? [metrics.httpMetrics(registry)] : []),
+    ],
+    graphqlObservers: metrics && registry ? [metrics.graphqlMetrics(registry)] : [],
+    async started(store, readModels) {
+      stopSpans = tracing?.watchReadModels(readModels);
+      if (!metrics || !registry || config.metrics.port === undefined) return;
+      const readers = () => readModels.map((r) => ({ name: r.projection.name, checkpoint: r.checkpoint }));
+      metrics.readModelGauges(registry, store, readers, clock);
+      listener = await metrics.startMetricsListener(registry.registry, {
+        port: config.metrics.port,
+        host: config.metrics.host,
+      });
+    },
+    forwarder: (store) => (metrics && registry ? metrics.forwarderMetrics(registry, store, clock) : {}),
+    get metricsUrl() {
+      return listener?.url;
+    },
+    async close() {
+      stopSpans?.();
+      await listener?.close();
+      await tracing?.shutdown();
+    },
+  };
+}

@@ -1,0 +1,62 @@
+import type { EventStore } from '../application/ports/event-store.ts';
+import type { Clock } from '../shared/context.ts';
+import { lagMs, type StoreReader } from './lag.ts';
+
+export type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
+
+export type ReadinessOptions = {
+  readonly store: EventStore;
+  /** This process's read models, as they are at the moment of the check. */
+  readonly readers: () => readonly StoreReader[];
+  /** A read model whose oldest unapplied event is older than this is lagging (READINESS_MAX_LAG_SECONDS). */
+  readonly maxLagMs: number;
+  readonly clock: Clock;
+  /** A store that takes longer to answer counts as not answering. */
+  readonly timeoutMs?: number;
+};
+
+/**
+ * Ready when the store answers within the timeout and every read model is within `maxLagMs` of it.
+ * Checks that overlap share one run: probes cost the store one query each, however many arrive.
+ */
+export function storeReadiness(options: ReadinessOptions): () => Promise<Readiness> {
+  let running: Promise<Readiness> | undefined;
+  return () => {
+    running ??= check(options).finally(() => (running = undefined));
+    return running;
+  };
+}
+
+async function check(options: ReadinessOptions): Promise<Readiness> {
+  const timeoutMs = options.timeoutMs ?? 2_000;
+  try {
+    await withTimeout(options.store.headPosition(), timeoutMs);
+    for (const reader of options.readers()) {
+      const lag = await withTimeout(
+        lagMs(options.store, reader.checkpoint, options.clock.nowMs()),
+        timeoutMs,
+      );
+      if (lag > options.maxLagMs) {
+        return {
+          ready: false,
+          reason: `read model ${reader.name} is ${(lag / 1000).toFixed(1)} s behind the event store (the limit is ${options.maxLagMs / 1000} s)`,
+        };
+      }
+    }
+    return { ready: true };
+  } catch (error) {
+    return { ready: false, reason: `the event store does not answer (${(error as Error).message})` };
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

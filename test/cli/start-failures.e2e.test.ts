@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { once } from 'node:events';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { seedDataDir } from '../../bench/seed.ts';
+import { damagePages } from '../support/damage.ts';
+import { runPetstore } from '../support/petstore-cli.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * Every failure an operator can cause when starting the server: one clear line on stderr after the
+ * line naming the store, a non-zero status, no stack trace, and no process left hanging.
+ */
+
+let temp: ReturnType<typeof makeTempDir>;
+beforeAll(() => {
+  temp = makeTempDir('petstore-start-failures-');
+});
+afterAll(() => temp.remove());
+
+const dataDir = () => path.join(temp.dir, randomUUID());
+const start = (...args: string[]) => runPetstore(['start', '--port', '0', ...args], { timeoutMs: 20_000 });
+
+/** The lines a failed start printed: the store it named, then the reason, and nothing else. */
+function failureLines(stderr: string): string[] {
+  return stderr.trimEnd().split('\n');
+}
+
+describe('petstore start refuses, in one line', () => {
+  let holder: Server | undefined;
+  afterEach(() => holder?.close());
+
+  it('a port in use', async () => {
+    holder = createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as { port: number };
+    const dir = dataDir();
+    const { code, stderr } = await start('--port', String(port), '--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      `petstore start: store ${dir}/events.sqlite`,
+      `petstore start: port ${port} on 127.0.0.1 is in use; choose another with --port or PORT`,
+    ]);
+  });
+
+  it('a metrics port in use, naming METRICS_PORT', async () => {
+    holder = createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as { port: number };
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dataDir()], {
+      env: { METRICS_PORT: String(port) },
+      timeoutMs: 20_000,
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: port ${port} on 127.0.0.1 is in use; choose another with METRICS_PORT`,
+    );
+  });
+
+  it('a host that is not an address of this machine', async () => {
+    const { code, stderr } = await start('--host', '192.0.2.1', '--data-dir', dataDir());
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      'petstore start: cannot listen on 192.0.2.1: it is not an address of this machine',
+    );
+  });
+
+  it('a host name that does not resolve', async () => {
+    const { code, stderr } = await start('--host', 'no-such-host.invalid', '--data-dir', dataDir());
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      'petstore start: cannot listen on no-such-host.invalid: no such host (--host or HOST)',
+    );
+  });
+
+  it('a data directory under /proc, at once rather than looping forever', async () => {
+    const { code, stderr } = await runPetstore(['start', '--data-dir', '/proc/petstore-data'], {
+      timeoutMs: 5_000,
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      'petstore start: store /proc/petstore-data/events.sqlite',
+      'petstore start: cannot use /proc/petstore-data as the data directory: the file system does not allow a directory there',
+    ]);
+  });
+
+  it('a data directory whose path runs through a file', async () => {
+    const file = path.join(temp.dir, `${randomUUID()}.txt`);
+    writeFileSync(file, 'not a directory');
+    const { code, stderr } = await start('--data-dir', path.join(file, 'data'));
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: cannot use ${file}/data as the data directory: a part of the path is a file, not a directory`,
+    );
+  });
+
+  it('a store file that is not a database', async () => {
+    const dir = dataDir();
+    await seedDataDir(dir, 1);
+    writeFileSync(path.join(dir, 'events.sqlite'), Buffer.alloc(8192, 7));
+    const { code, stderr } = await start('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: cannot use the event store ${dir}/events.sqlite: it is not a SQLite database (SQLite: file is not a database). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    );
+  });
+
+  it('a store whose pages are damaged, instead of retrying every second without listening', async () => {
+    const dir = dataDir();
+    await seedDataDir(dir, 20_000);
+    damagePages(path.join(dir, 'events.sqlite'));
+    const { code, stderr } = await start('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: cannot use the event store ${dir}/events.sqlite: it is damaged (SQLite: database disk image is malformed). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    );
+  });
+
+  it('a bad --port value, naming the flag', async () => {
+    const { code, stderr } = await runPetstore(['start', '--port', 'eighty']);
+    expect(code).toBe(2);
+    expect(stderr).toBe(
+      'petstore start: Invalid configuration:\n  --port="eighty": Invalid input: expected number, received NaN\n',
+    );
+  });
+});

@@ -1,0 +1,81 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runPetstore } from '../support/petstore-cli.ts';
+import { startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * Which store a command uses is said on stderr, and only `start` and commands that write a new
+ * stream may create one: a read-only command run from the wrong directory finds nothing and says so.
+ */
+
+let temp: ReturnType<typeof makeTempDir>;
+beforeAll(() => {
+  temp = makeTempDir('petstore-store-location-');
+});
+afterAll(() => temp.remove());
+
+/** The default store location, `.data` in the current directory: no variable points elsewhere. */
+const fromDirectory = (cwd: string, ...args: string[]) =>
+  runPetstore(args, { cwd, env: { PETSTORE_DATA_DIR: '', EVENT_STORE_URL: '' } });
+
+describe('a command run where there is no store', () => {
+  it('keys list refuses, names the store it looked for, and creates nothing', async () => {
+    const folder = path.join(temp.dir, 'some', 'subfolder');
+    mkdirSync(folder, { recursive: true });
+    const { code, stdout, stderr } = await fromDirectory(folder, 'keys', 'list');
+    const store = path.join(folder, '.data', 'events.sqlite');
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderr).toBe(
+      `petstore keys list: store ${store}\npetstore keys list: there is no store at ${store}: run this where its .data directory is, or set PETSTORE_DATA_DIR\n`,
+    );
+    expect(existsSync(path.join(folder, '.data'))).toBe(false);
+  });
+
+  it.each([['revoke'], ['unban']])('keys %s refuses without creating a store', async (command) => {
+    const folder = path.join(temp.dir, `empty-${command}`);
+    mkdirSync(folder);
+    expect((await fromDirectory(folder, 'keys', command, 'key_1')).code).toBe(1);
+    expect(existsSync(path.join(folder, '.data'))).toBe(false);
+  });
+
+  it('keys create makes the store, and says where', async () => {
+    const folder = path.join(temp.dir, 'new');
+    mkdirSync(folder);
+    const { code, stderr } = await fromDirectory(folder, 'keys', 'create', '--plan', 'free');
+    expect(code).toBe(0);
+    expect(stderr.split('\n')[0]).toBe(
+      `petstore keys create: store ${path.join(folder, '.data', 'events.sqlite')}`,
+    );
+    expect(existsSync(path.join(folder, '.data', 'events.sqlite'))).toBe(true);
+  });
+});
+
+describe('an unknown key id', () => {
+  it('is one line and status 1', async () => {
+    const folder = path.join(temp.dir, 'with-a-key');
+    mkdirSync(folder);
+    await fromDirectory(folder, 'keys', 'create', '--plan', 'free');
+    const { code, stderr } = await fromDirectory(folder, 'keys', 'revoke', 'key_unknown');
+    expect(code).toBe(1);
+    expect(stderr.split('\n').slice(1)).toEqual(['petstore keys revoke: No API key key_unknown.', '']);
+  });
+});
+
+describe('petstore start flags', () => {
+  it('win over the environment: --port, --host and --data-dir', async () => {
+    const dataDir = path.join(temp.dir, 'from-the-flag');
+    const server = await startServerProcess(
+      { PORT: 'eighty', HOST: 'no-such-host.invalid', PETSTORE_DATA_DIR: '/proc/not-here' },
+      { args: ['--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir] },
+    );
+    try {
+      expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect((await fetch(`${server.url}/health`)).status).toBe(200);
+      expect(existsSync(path.join(dataDir, 'events.sqlite'))).toBe(true);
+    } finally {
+      await server.kill();
+    }
+  });
+});

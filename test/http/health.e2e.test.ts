@@ -1,0 +1,71 @@
+import { randomUUID } from 'node:crypto';
+import fp from 'fastify-plugin';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openGuard } from '../../src/http/guard.ts';
+import { startTestApp } from '../support/app.ts';
+import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** The probes of a real server process: no key, no limit, and ready once it serves. */
+
+let temp: ReturnType<typeof makeTempDir>;
+let server: ServerProcess;
+beforeAll(async () => {
+  temp = makeTempDir('petstore-health-');
+  server = await startServerProcess({ PETSTORE_DATA_DIR: temp.dir });
+});
+afterAll(async () => {
+  await server?.kill();
+  temp?.remove();
+});
+
+describe.each(['/health/live', '/health/ready', '/health'])('GET %s', (path) => {
+  it('answers 200 {"status":"ok"} without a key and without rate-limit headers', async () => {
+    const response = await fetch(`${server.url}${path}`);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ status: 'ok' });
+    expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('is never rate-limited: more probes than any per-address budget all succeed', async () => {
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async () => (await fetch(`${server.url}${path}`)).status),
+    );
+    expect(new Set(statuses)).toEqual(new Set([200]));
+  });
+});
+
+describe('while the server shuts down', () => {
+  it('/health/ready answers 503 not_ready with the reason; /health/live still 200', async () => {
+    const held = Promise.withResolvers<void>();
+    const closeStarted = Promise.withResolvers<void>();
+    const guard = fp(
+      async (app) => {
+        await app.register(openGuard);
+        app.addHook('preClose', (done) => {
+          closeStarted.resolve();
+          void held.promise.then(() => done());
+        });
+      },
+      { name: 'guard-holding-close' },
+    );
+    const t = await startTestApp({ guard: () => guard });
+    const address = await t.app.listen({ port: 0, host: '127.0.0.1' });
+    const closing = t.close();
+    await closeStarted.promise;
+    try {
+      const ready = await fetch(`${address}/health/ready`, { headers: { 'x-request-id': randomUUID() } });
+      expect(ready.status).toBe(503);
+      expect(ready.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await ready.json()).toEqual({
+        code: 'not_ready',
+        message: 'Not ready: the server is shutting down.',
+        status: 503,
+      });
+      expect((await fetch(`${address}/health/live`)).status).toBe(200);
+    } finally {
+      held.resolve();
+      await closing;
+    }
+  });
+});

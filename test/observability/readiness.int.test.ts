@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { storeReadiness } from '../../src/observability/readiness.ts';
+import { controlledClock } from '../support/guarded-app.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/** Readiness against a real embedded store: whether it answers, and how far a read model lags. */
+
+const NOW = Date.UTC(2030, 0, 15, 10, 0, 0);
+let temp: ReturnType<typeof makeTempDir>;
+let store: EventStore;
+beforeEach(() => {
+  temp = makeTempDir();
+  store = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+});
+afterEach(async () => {
+  await store.close().catch(() => {});
+  temp.remove();
+});
+
+async function appendAt(occurredAt: number): Promise<bigint> {
+  const metadata = {
+    eventId: randomUUID(),
+    occurredAt: new Date(occurredAt).toISOString(),
+    correlationId: 'c',
+    schemaVersion: 1,
+  };
+  return (await store.appendToStream(`pet-${randomUUID()}`, [{ type: 'PetCreated', data: {}, metadata }]))
+    .position;
+}
+
+const readiness = (checkpoint: bigint | undefined) =>
+  storeReadiness({
+    store,
+    readers: () => [{ name: 'pet-list', checkpoint }],
+    maxLagMs: 10_000,
+    clock: controlledClock(NOW),
+  })();
+
+describe('readiness', () => {
+  it('is ready when every read model has every event', async () => {
+    const head = await appendAt(NOW - 60_000);
+    expect(await readiness(head)).toEqual({ ready: true });
+  });
+
+  it('is ready when a read model lags by less than the threshold', async () => {
+    const applied = await appendAt(NOW - 60_000);
+    await appendAt(NOW - 9_000);
+    expect(await readiness(applied)).toEqual({ ready: true });
+  });
+
+  it('is not ready when the oldest event a read model lacks is older than the threshold', async () => {
+    const applied = await appendAt(NOW - 60_000);
+    await appendAt(NOW - 12_500);
+    await appendAt(NOW - 1_000);
+    expect(await readiness(applied)).toEqual({
+      ready: false,
+      reason: 'read model pet-list is 12.5 s behind the event store (the limit is 10 s)',
+    });
+  });
+
+  it('is not ready when the store does not answer', async () => {
+    await store.close();
+    const state = await readiness(undefined);
+    expect(state.ready).toBe(false);
+    expect(state).toMatchObject({
+      reason: expect.stringMatching(/^the event store does not answer \(.+\)$/),
+    });
+  });
+});

@@ -1,0 +1,35 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+/** The README a newcomer follows: everything it points to is in the repository. */
+
+const ROOT = path.resolve(import.meta.dirname, '..');
+const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+
+describe('README.md', () => {
+  it('refers to no file outside the repository', () => {
+    expect(README.match(/\.\.\/[\w./-]+/g) ?? []).toEqual([]);
+  });
+
+  it('links only to files that exist', () => {
+    const targets = [...README.matchAll(/\]\(([^)#:]+)(?:#[^)]*)?\)/g)].map((match) => match[1]!);
+    expect(targets.length).toBeGreaterThan(0);
+    expect(targets.filter((target) => !existsSync(path.join(ROOT, target)))).toEqual([]);
+  });
+
+  it('points to the interface contract kept in the repository', () => {
+    expect(README).toContain('[`docs/pet-store-interface.md`](docs/pet-store-interface.md)');
+    expect(readFileSync(path.join(ROOT, 'docs/pet-store-interface.md'), 'utf8')).toMatch(
+      /^# Pet Store Service Interface\n/,
+    );
+  });
+
+  it('has an Operations section on metrics, health, tracing and logs', () => {
+    const operations = README.slice(
+      README.indexOf('\n## Operations\n'),
+      README.indexOf('<!-- section:architecture -->'),
+    );
+    expect(operations.match(/^### .+$/gm)).toEqual(['### Metrics', '### Health', '### Tracing', '### Logs']);
+  });
+});
