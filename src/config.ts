@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
@@ -44,6 +45,8 @@ const schema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     PORT: port.default(3000),
+    /** Server processes on the one port (`petstore start --workers`). Unset: every core in production, else 1. */
+    WORKERS: z.coerce.number().int().min(1).max(256).optional(),
     HOST: z.string().min(1).default('127.0.0.1'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
@@ -128,6 +131,8 @@ const schema = z
 export type Config = Readonly<{
   nodeEnv: 'development' | 'production' | 'test';
   port: number;
+  /** Server processes `petstore start` runs on the port (src/cluster.ts). */
+  workers: number;
   host: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   dataDir: string;
@@ -189,6 +194,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
     port: e.PORT,
+    workers: e.WORKERS ?? (production ? availableParallelism() : 1),
     host: e.HOST,
     logLevel: e.LOG_LEVEL,
     dataDir: path.resolve(e.PETSTORE_DATA_DIR),

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import { pino, type Logger } from 'pino';
+import type { CounterStore } from './application/ports/counters.ts';
 import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { apiKeyGuard } from './http/guard.ts';
@@ -18,16 +19,25 @@ export type RunningServer = {
 };
 
 /** Composes the whole service from configuration and starts listening (and forwarding, if configured). */
+export type ServerOptions = {
+  readonly observability?: ObservabilityOptions;
+  /** Rate-limit counters; by default as the configuration says (Redis, or this process's memory). */
+  readonly counters?: CounterStore;
+  /** Run the in-process Kafka forwarder if configured (KAFKA_FORWARDER); under --workers, one worker does. */
+  readonly forward?: boolean;
+};
+
 export async function startServer(
   config: Config,
   logger: Logger = createLogger(config),
-  options: { readonly observability?: ObservabilityOptions } = {},
+  options: ServerOptions = {},
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const started = Date.now();
   const observability = await loadObservability(config, options.observability);
   const service = await startService(config, logger, {
     wrapStore: (store) => observability.wrapStore(store),
+    ...(options.counters === undefined ? {} : { counters: options.counters }),
   });
   logger.info(
     { ms: Date.now() - started, checkpoint: service.readModels.checkpoint?.toString() },
@@ -60,14 +70,15 @@ export async function startServer(
     throw error;
   }
   // kafkajs is loaded only when forwarding is on.
-  const forwarder = config.kafka.inProcessForwarder
-    ? (await import('./forwarding/in-process.ts')).startInProcessForwarder(
-        config,
-        service.store,
-        logger,
-        observability.forwarder(service.store),
-      )
-    : undefined;
+  const forwarder =
+    config.kafka.inProcessForwarder && options.forward !== false
+      ? (await import('./forwarding/in-process.ts')).startInProcessForwarder(
+          config,
+          service.store,
+          logger,
+          observability.forwarder(service.store),
+        )
+      : undefined;
 
   let closing: Promise<void> | undefined;
   return {

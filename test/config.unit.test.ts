@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config.ts';
@@ -110,6 +111,16 @@ describe('loadConfig', () => {
     expect(loadConfig({ NODE_ENV: 'test', PETSTORE_FAILPOINT: 'kill-between-streams' }).failpoint).toBe(
       'kill-between-streams',
     );
+  });
+
+  it('runs one worker in development and one per core in production unless WORKERS says', () => {
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ NODE_ENV: 'production' }).workers).toBe(availableParallelism());
+    expect(loadConfig({ NODE_ENV: 'production', WORKERS: '3' }).workers).toBe(3);
+  });
+
+  it.each(['0', '1.5', 'many', '257'])('refuses WORKERS=%s', (value) => {
+    expect(() => loadConfig({ WORKERS: value })).toThrow(ConfigError);
   });
 
   it('freezes the result', () => {

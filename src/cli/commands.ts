@@ -30,12 +30,14 @@ snapshot files of PETSTORE_DATA_DIR.`;
 export const COMMANDS: readonly Command[] = [
   {
     name: 'start',
-    synopsis: '[--port <port>] [--host <host>] [--data-dir <dir>]',
+    synopsis: '[--port <port>] [--host <host>] [--data-dir <dir>] [--workers <n>]',
     summary: 'serve the API until Ctrl-C or SIGTERM (what npm start runs)',
     details: `Options (each wins over its environment variable):
   --port <port>     port to listen on, 0 for any free port (PORT, default 3000)
   --host <host>     address to listen on (HOST, default 127.0.0.1)
   --data-dir <dir>  the embedded store's directory, created if missing (PETSTORE_DATA_DIR, default .data)
+  --workers <n>     server processes sharing the port and the store (WORKERS, default: every core in
+                    production, else 1)
 
 Every other setting comes from the environment: see the README, section Configuration.`,
     load: () => import('./start.ts'),

@@ -1,13 +1,15 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
+import { runPrimary, stopWithPrimary, workerCounters, workerIndex } from '../cluster.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
-import { type RunningServer, startServer } from '../server.ts';
+import { openEventStore } from '../eventstore/index.ts';
+import { type RunningServer, type ServerOptions, startServer } from '../server.ts';
 import { createCliLogger } from './logger.ts';
 import { describeStore, prepareStore, storeFailure } from './store.ts';
 import { CommandFailure } from './usage-error.ts';
 
 /** The flags of `petstore start`, each overriding its environment variable. */
-const FLAGS = { port: 'PORT', host: 'HOST', 'data-dir': 'PETSTORE_DATA_DIR' } as const;
+const FLAGS = { port: 'PORT', host: 'HOST', 'data-dir': 'PETSTORE_DATA_DIR', workers: 'WORKERS' } as const;
 
 /** A shutdown that has not finished by then is stuck: the process exits anyway, with status 1. */
 const SHUTDOWN_TIMEOUT_MS = 15_000;
@@ -15,28 +17,87 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 /** `petstore start`: serve the API until SIGINT or SIGTERM, then close cleanly. */
 export async function run(args: string[]): Promise<void> {
   const config = configWithFlags(args);
-  prepareStore(config, 'start', 'may-create');
+  const worker = workerIndex(process.env);
+  if (worker === undefined) prepareStore(config, 'start', 'may-create');
   const logger = await createCliLogger(config, process.stdout.isTTY === true);
-  const server = await startServer(config, logger).catch((error: unknown) => {
+  if (worker === undefined && config.workers > 1) return runWorkers(config, logger);
+  const options: ServerOptions =
+    worker === undefined
+      ? {}
+      : {
+          // Without Redis, the primary holds the rate-limit counts of all the workers.
+          ...(config.redisUrl === undefined ? { counters: workerCounters() } : {}),
+          forward: worker === 0,
+          observability: { clusterWorker: true },
+        };
+  const server = await startServer(
+    config,
+    worker === undefined ? logger : logger.child({ worker }),
+    options,
+  ).catch((error: unknown) => {
     throw startFailure(error, config);
   });
+  if (worker === undefined) listeningLine(logger, config, server.url, server.metricsUrl);
+  stopOnSignals(server, logger);
+  if (worker !== undefined) stopWithPrimary(() => process.kill(process.pid, 'SIGTERM'));
+}
+
+function listeningLine(logger: Logger, config: Config, url: string, metricsUrl: string | undefined): void {
   logger.info(
     {
-      url: server.url,
+      url,
       dataDir: config.dataDir,
       store: config.eventStoreUrl ? 'kurrentdb' : 'embedded',
       storeLocation: describeStore(config),
-      ...(server.metricsUrl === undefined ? {} : { metricsUrl: server.metricsUrl }),
+      ...(config.workers > 1 ? { workers: config.workers } : {}),
+      ...(metricsUrl === undefined ? {} : { metricsUrl }),
     },
     'pet store listening',
   );
-  stopOnSignals(server, logger);
+}
+
+/**
+ * The primary of `--workers N` (see src/cluster.ts): makes the store once, so that the workers open
+ * one that exists, serves the workers' aggregated metrics, and waits until they have all stopped.
+ */
+async function runWorkers(config: Config, logger: Logger): Promise<void> {
+  await (
+    await openEventStore(config).catch((error: unknown) => {
+      throw startFailure(error, config);
+    })
+  ).close();
+  const metrics =
+    config.metrics.port === undefined
+      ? undefined
+      : await (
+          await import('../observability/metrics/cluster.ts')
+        )
+          .startClusterMetricsListener({ port: config.metrics.port, host: config.metrics.host })
+          .catch((error: unknown) => {
+            throw startFailure(error, config);
+          });
+  const primary = runPrimary(config.workers, logger);
+  primary.listening.then(
+    (url) => listeningLine(logger, config, url, metrics?.url),
+    () => {
+      process.exitCode = 1; // the worker has said why on stderr
+    },
+  );
+  await primary.stopped;
+  await metrics?.close();
+  logger.info({}, 'pet store stopped');
+  process.exit(process.exitCode ?? 0);
 }
 
 function configWithFlags(args: string[]): Config {
   const { values } = parseArgs({
     args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' } },
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      workers: { type: 'string' },
+    },
   });
   const overrides = Object.fromEntries(
     Object.entries(values).map(([flag, value]) => [FLAGS[flag as keyof typeof FLAGS], value]),

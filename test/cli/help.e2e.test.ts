@@ -75,7 +75,7 @@ describe('a command line petstore does not know', () => {
       code: 2,
       stdout: '',
       stderr:
-        'petstore start: unknown option --prot\n\nUsage: petstore start [--port <port>] [--host <host>] [--data-dir <dir>]\n',
+        'petstore start: unknown option --prot\n\nUsage: petstore start [--port <port>] [--host <host>] [--data-dir <dir>] [--workers <n>]\n',
     });
   });
 

@@ -1,16 +1,18 @@
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Registry } from 'prom-client';
 
 export type MetricsListener = { readonly url: string; close(): Promise<void> };
+
+/** What a scrape gets: a registry, or under `--workers` the primary's aggregate of the workers'. */
+export type MetricsSource = { readonly contentType: string; metrics(): Promise<string> };
 
 /**
  * `GET /metrics` on a listener of its own (METRICS_PORT, METRICS_HOST): apart from the public API,
  * its API keys and rate limits, for a scraper on the operators' network. Anything else is a 404.
  */
 export async function startMetricsListener(
-  registry: Registry,
+  registry: MetricsSource,
   options: { readonly port: number; readonly host: string },
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {

@@ -1,0 +1,191 @@
+import { once } from 'node:events';
+import { request } from 'node:http';
+import { createServer, type Server } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { runPetstore } from '../support/petstore-cli.ts';
+import { scrape, series } from '../support/prometheus.ts';
+import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * `petstore start --workers 2`: two server processes on one port and one store, as an operator
+ * runs it on a machine with two cores. Each request below opens a connection of its own, so that
+ * the primary hands it to the next worker in turn, as it does with a client's many connections.
+ */
+
+let temp: ReturnType<typeof makeTempDir>;
+let server: ServerProcess;
+let enterprise: string;
+let metricsUrl: string;
+
+type Reply = { status: number; headers: Record<string, string | string[] | undefined>; body: string };
+
+/** One request on a fresh connection (no keep-alive agent), so that any worker may answer it. */
+function call(method: string, path: string, secret: string, body?: unknown, headers = {}): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${server.url}${path}`, {
+      method,
+      agent: false,
+      headers: {
+        authorization: `Bearer ${secret}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+    });
+    req.on('error', reject);
+    req.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode!, headers: response.headers, body: text }),
+      );
+    });
+    req.end(body === undefined ? undefined : JSON.stringify(body));
+  });
+}
+
+/** The pids of the worker processes, from the access log lines they wrote. */
+function workerPids(): Set<number> {
+  const pids = new Set<number>();
+  for (const line of server.output) {
+    if (!line.includes('"msg":"request"')) continue;
+    const parsed = JSON.parse(line) as { pid: number; worker?: number };
+    if (parsed.worker !== undefined) pids.add(parsed.pid);
+  }
+  return pids;
+}
+
+/** A burst that must fit in one minute window of the rate limiter: start it early in a minute. */
+async function atTheStartOfAMinute(): Promise<void> {
+  const intoMinute = Date.now() % 60_000;
+  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
+}
+
+beforeAll(async () => {
+  temp = makeTempDir('petstore-workers-');
+  const env = { PETSTORE_DATA_DIR: temp.dir };
+  enterprise = createApiKey(env);
+  server = await startServerProcess(
+    { ...env, ACCESS_LOG: 'true', METRICS_PORT: '0' },
+    { args: ['--workers', '2'] },
+  );
+  metricsUrl = /"metricsUrl":"([^"]+)"/.exec(server.output.join('\n'))![1]!;
+}, 60_000);
+afterAll(async () => {
+  await server?.kill('SIGKILL');
+  temp?.remove();
+});
+
+describe('petstore start --workers 2', () => {
+  it('says once, from the primary, that it listens with two workers', () => {
+    const listening = server.output
+      .filter((line) => line.includes('"msg":"pet store listening"'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(listening).toHaveLength(1);
+    expect(listening[0]).toMatchObject({ url: server.url, workers: 2, pid: server.child.pid });
+  });
+
+  it('answers on one port from two processes', async () => {
+    for (let i = 0; i < 8; i++) expect((await call('GET', '/v1/pets?limit=1', enterprise)).status).toBe(200);
+    const pids = workerPids();
+    expect(pids.size).toBe(2);
+    expect(pids.has(server.child.pid!)).toBe(false);
+  });
+
+  it('reads a write at once on the other worker when the client sends the position it was given', async () => {
+    for (let i = 0; i < 10; i++) {
+      const created = await call('POST', '/v1/pets', enterprise, { name: `Rex ${i}`, categoryId: 1 });
+      expect(created.status).toBe(201);
+      const { id } = JSON.parse(created.body) as { id: number };
+      const position = created.headers['x-store-position'] as string;
+      const read = await call('GET', `/v1/pets/${id}`, enterprise, undefined, { 'x-min-position': position });
+      expect(read.status).toBe(200);
+      expect(JSON.parse(read.body)).toMatchObject({ id, name: `Rex ${i}` });
+    }
+  });
+
+  it('holds a free key to 60 requests a minute across both workers, not 60 each', async () => {
+    const free = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['--plan', 'free']);
+    await atTheStartOfAMinute();
+    const statuses: number[] = [];
+    for (let i = 0; i < 70; i++) statuses.push((await call('GET', '/v1/pets?limit=1', free)).status);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(60);
+    expect(statuses.slice(60)).toEqual(Array(10).fill(429));
+  });
+
+  it('serves one scrape with the requests of both workers summed', async () => {
+    const key = series('http_request_duration_seconds_count', {
+      route: '/v1/pets/:petId',
+      method: 'GET',
+      status: '404',
+    });
+    const before = (await scrape(metricsUrl)).get(key) ?? 0;
+    for (let i = 0; i < 6; i++)
+      expect((await call('GET', '/v1/pets/987654321', enterprise)).status).toBe(404);
+    expect(((await scrape(metricsUrl)).get(key) ?? 0) - before).toBe(6);
+  });
+
+  it('replaces a worker killed with SIGKILL, and keeps serving', async () => {
+    const [victim] = workerPids();
+    process.kill(victim!, 'SIGKILL');
+    const deadline = Date.now() + 20_000;
+    while (!server.output.some((line) => line.includes('"msg":"worker died: starting another"'))) {
+      if (Date.now() > deadline) throw new Error(`no replacement:\n${server.output.join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const seen = new Set<number>();
+    while (seen.size < 2) {
+      if (Date.now() > deadline)
+        throw new Error(`the replacement never answered:\n${server.output.join('\n')}`);
+      const before = server.output.length;
+      const reply = await call('GET', '/v1/pets?limit=1', enterprise).catch(() => undefined);
+      if (reply?.status !== 200) continue;
+      for (const line of server.output.slice(before))
+        if (line.includes('"msg":"request"')) seen.add((JSON.parse(line) as { pid: number }).pid);
+    }
+    expect(seen.has(victim!)).toBe(false);
+  });
+});
+
+describe('stopping petstore start --workers 2', () => {
+  it('on SIGTERM, stops both workers cleanly and exits 0', async () => {
+    const dir = makeTempDir('petstore-workers-stop-');
+    try {
+      const running = await startServerProcess({ PETSTORE_DATA_DIR: dir.dir }, { args: ['--workers', '2'] });
+      const exited = once(running.child, 'exit');
+      running.child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(code).toBe(0);
+      const stopped = running.output.filter((line) => line.includes('"msg":"pet store stopped"'));
+      expect(stopped).toHaveLength(3); // each worker, then the primary
+    } finally {
+      dir.remove();
+    }
+  });
+
+  describe('a port in use', () => {
+    let holder: Server | undefined;
+    afterEach(() => holder?.close());
+
+    it('fails the start with status 1 and the port named, instead of restarting the workers', async () => {
+      holder = createServer().listen(0, '127.0.0.1');
+      await once(holder, 'listening');
+      const { port } = holder.address() as { port: number };
+      const dir = makeTempDir('petstore-workers-port-');
+      try {
+        const { code, stderr } = await runPetstore(
+          ['start', '--port', String(port), '--workers', '2', '--data-dir', dir.dir],
+          { timeoutMs: 20_000 },
+        );
+        expect(code).toBe(1);
+        expect(stderr).toContain(
+          `petstore start: port ${port} on 127.0.0.1 is in use; choose another with --port or PORT`,
+        );
+        expect(stderr).not.toContain('worker died');
+      } finally {
+        dir.remove();
+      }
+    });
+  });
+});
