@@ -50,3 +50,17 @@ export function onServerCpu(machine: Machine, nodeArgs: readonly string[]): [str
   if (machine.serverCpu === undefined) return [process.execPath, [...nodeArgs]];
   return ['taskset', ['-c', machine.serverCpu, process.execPath, ...nodeArgs]];
 }
+
+/**
+ * The command line that runs `command` on every core: this process is pinned to the load core,
+ * and a child would inherit that.
+ */
+export function onEveryCpu(machine: Machine, nodeArgs: readonly string[]): [string, string[]] {
+  return everyCpu(machine, [process.execPath, ...nodeArgs]);
+}
+
+/** Any command, unpinned (see onEveryCpu). */
+export function everyCpu(machine: Machine, command: readonly string[]): [string, string[]] {
+  if (machine.loadCpu === undefined) return [command[0]!, command.slice(1)];
+  return ['taskset', ['-c', `0-${machine.cores - 1}`, ...command]];
+}

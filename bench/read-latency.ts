@@ -1,42 +1,129 @@
 import http from 'node:http';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { createApiKey } from './api-key.ts';
-import { describeAndPinMachine } from './machine.ts';
+import type { Machine } from './machine.ts';
+import { processCpuMs } from './process-cpu.ts';
 import { NEW_PET_BODY } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
 import { petstoreEnv, ROOT, startPetstore } from './servers.ts';
 
 /**
  * Do writes stall reads? GET latency at a fixed rate, alone and while durable POSTs flow at a fixed
- * rate (issue 16 item 2). Open loop: each request leaves at its scheduled time whatever the
- * previous ones are doing, so a stall of the server shows in every request it delays (a closed
- * loop would send fewer requests during the stall and hide it). Then POSTs alone, at the same
- * rate and as fast as 64 connections go (closed loop). Each phase reports the server's CPU time
- * per request, all threads and the main thread's own (from /proc), which moves far less than
- * latencies with the load of a shared machine. Not part of `npm run bench`:
+ * rate (issue 16 item 2), at each catalogue size. Open loop: each request leaves at its scheduled
+ * time whatever the previous ones are doing, so a stall of the server shows in every request it
+ * delays (a closed loop would send fewer requests during the stall and hide it). The server runs
+ * with its default snapshot interval, and the window is long enough for the writes to pass it at
+ * least once: the figures include what a snapshot costs the reads. Each phase also records the
+ * server's CPU time per request, all threads and the main thread's own (from /proc), which moves
+ * far less than latencies with the load of a shared machine.
  *
- *   node bench/read-latency.ts [--pets 100000] [--get-rate 1000] [--post-rate 2000] [--seconds 20]
- *                              [--snapshot-every 1000000000]
+ * Part of `npm run bench` (`npm run bench -- --only latency` runs it alone).
  */
 
-const { values } = parseArgs({
-  options: {
-    pets: { type: 'string', default: '100000' },
-    'get-rate': { type: 'string', default: '1000' },
-    'post-rate': { type: 'string', default: '2000' },
-    seconds: { type: 'string', default: '20' },
-    /** SNAPSHOT_EVERY_EVENTS of the server; the default keeps snapshots out of the window. */
-    'snapshot-every': { type: 'string', default: '1000000000' },
-  },
-});
-const pets = Number(values.pets);
-const getRate = Number(values['get-rate']);
-const postRate = Number(values['post-rate']);
-const seconds = Number(values.seconds);
-const log = (line: string) => process.stderr.write(`read-latency: ${line}\n`);
+export type LatencyFigures = {
+  readonly count: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly maxMs: number;
+  readonly failures: number;
+  /** Server CPU per request during the phase (every request of the phase), all threads and the main thread, µs. */
+  readonly cpuUs: { readonly all: number; readonly main: number };
+};
+
+export type ReadLatencyFigures = {
+  readonly pets: number;
+  readonly seconds: number;
+  readonly getRate: number;
+  readonly postRate: number;
+  readonly alone: LatencyFigures;
+  readonly withWrites: LatencyFigures;
+  readonly writes: LatencyFigures;
+  /** Read-model snapshots the server finished during the window with writes. */
+  readonly snapshots: number;
+};
+
+export type ReadLatencyOptions = {
+  readonly sizes: readonly number[];
+  readonly getRate: number;
+  readonly postRate: number;
+  readonly seconds: number;
+  readonly log: (line: string) => void;
+};
+
+/** Targets of issue 16: with the writes, GET p99 within this factor of its value alone… */
+export const MAX_P99_FACTOR = 2;
+/** …and GET p99.9 under this. */
+export const MAX_P999_MS = 20;
+
+export async function runReadLatencyBenchmark(
+  machine: Machine,
+  options: ReadLatencyOptions,
+): Promise<ReadLatencyFigures[]> {
+  const runs: ReadLatencyFigures[] = [];
+  for (const pets of options.sizes) runs.push(await atSize(machine, pets, options));
+  return runs;
+}
+
+async function atSize(
+  machine: Machine,
+  pets: number,
+  options: ReadLatencyOptions,
+): Promise<ReadLatencyFigures> {
+  const { getRate, postRate, seconds, log } = options;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-read-latency-'));
+  try {
+    log(`read latency: seeding ${pets} pets`);
+    await seedDataDir(dataDir, pets);
+    const key = await createApiKey(ROOT, petstoreEnv(dataDir, 0));
+    const server = await startPetstore(machine, dataDir, 300_000);
+    try {
+      const url = new URL(server.url);
+      const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+      const get = { method: 'GET', path: '/v1/pets?limit=20', headers: { authorization: key.header } };
+      const post = {
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { authorization: key.header, 'content-type': 'application/json' },
+        body: NEW_PET_BODY,
+      };
+      log('read latency: warming up (3 s of both)');
+      await Promise.all([
+        openLoop(url, agent, get, getRate, 3000),
+        openLoop(url, agent, post, postRate, 3000),
+      ]);
+      const pid = server.process.child.pid!;
+      const window = seconds * 1000;
+      log(`read latency: GET alone, ${getRate}/s for ${seconds} s, ${pets} pets`);
+      const alone = await measured(pid, () => openLoop(url, agent, get, getRate, window));
+      log(`read latency: GET ${getRate}/s with POST ${postRate}/s for ${seconds} s, ${pets} pets`);
+      const snapshots = countSnapshots(path.join(dataDir, 'snapshots'));
+      const both = await measured(pid, () =>
+        Promise.all([
+          openLoop(url, agent, get, getRate, window),
+          openLoop(url, agent, post, postRate, window),
+        ]),
+      );
+      agent.destroy();
+      return {
+        pets,
+        seconds,
+        getRate,
+        postRate,
+        alone: figures(alone.result, alone.cpuUs),
+        withWrites: figures(both.result[0], both.cpuUs),
+        writes: figures(both.result[1], both.cpuUs),
+        snapshots: snapshots.stop(),
+      };
+    } finally {
+      await server.process.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
 
 type Phase = { readonly latenciesMs: number[]; failures: number };
 
@@ -100,114 +187,44 @@ function send(
   });
 }
 
-/** CPU time of the server process so far, in ms: every thread, and the main thread alone. */
-function serverCpuMs(pid: number): { all: number; main: number } {
-  // Fields 14 and 15 of /proc/<pid>/stat (after the command in parentheses): utime, stime in ticks.
-  const ticks = (stat: string) => {
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  };
-  const tickMs = 10; // USER_HZ is 100 on Linux
-  return {
-    all: ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')) * tickMs,
-    main: ticks(readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8')) * tickMs,
-  };
-}
-
-/** Runs `phase` and adds the server's CPU per request during it to its summary. */
+/** Runs `phase` and measures the server's CPU per request during it. */
 async function measured<T extends Phase | Phase[]>(pid: number, phase: () => Promise<T>) {
-  const before = serverCpuMs(pid);
+  const before = processCpuMs(pid);
   const result = await phase();
-  const after = serverCpuMs(pid);
+  const after = processCpuMs(pid);
   const requests = [result].flat().reduce((sum, p) => sum + p.latenciesMs.length + p.failures, 0);
-  const perRequest = (ms: number) => ((ms * 1000) / requests).toFixed(0);
-  const cpu = `server CPU per request ${perRequest(after.all - before.all)} µs (main thread ${perRequest(after.main - before.main)} µs)`;
-  return { result, cpu };
-}
-
-/** `connections` loops, each sending `request` and waiting for its answer, for `ms`. */
-async function closedLoop(
-  url: URL,
-  agent: http.Agent,
-  request: { method: string; path: string; headers: Record<string, string>; body?: string },
-  connections: number,
-  ms: number,
-): Promise<Phase> {
-  const phase: Phase = { latenciesMs: [], failures: 0 };
-  const end = performance.now() + ms;
-  const loop = async () => {
-    while (performance.now() < end) {
-      const started = performance.now();
-      const ok = await send(url, agent, request).catch(() => false);
-      if (ok) phase.latenciesMs.push(performance.now() - started);
-      else phase.failures += 1;
-    }
+  const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(requests, 1));
+  return {
+    result,
+    cpuUs: { all: perRequest(after.all - before.all), main: perRequest(after.main - before.main) },
   };
-  await Promise.all(Array.from({ length: connections }, loop));
-  return phase;
 }
 
-function summary(phase: Phase): string {
+function figures(phase: Phase, cpuUs: LatencyFigures['cpuUs']): LatencyFigures {
   const sorted = Float64Array.from(phase.latenciesMs).sort();
   const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.ceil(p * sorted.length) - 1]!);
-  const ms = (v: number) => v.toFixed(2);
-  return `n=${sorted.length} p50=${ms(at(0.5))} p99=${ms(at(0.99))} p99.9=${ms(at(0.999))} max=${ms(at(1))} failed=${phase.failures}`;
+  return {
+    count: sorted.length,
+    p50Ms: at(0.5),
+    p99Ms: at(0.99),
+    p999Ms: at(0.999),
+    maxMs: at(1),
+    failures: phase.failures,
+    cpuUs,
+  };
 }
 
-const machine = describeAndPinMachine();
-const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-read-latency-'));
-try {
-  log(`seeding ${pets} pets`);
-  await seedDataDir(dataDir, pets);
-  const key = await createApiKey(ROOT, petstoreEnv(dataDir, 0));
-  const server = await startPetstore(machine, dataDir, 120_000, {
-    SNAPSHOT_EVERY_EVENTS: values['snapshot-every'],
+/** Counts the snapshot files renamed into place in `dir` until `stop`. */
+function countSnapshots(dir: string): { stop(): number } {
+  mkdirSync(dir, { recursive: true });
+  let count = 0;
+  const watcher = watch(dir, (event, file) => {
+    if (event === 'rename' && file?.endsWith('.snapshot') === true) count += 1;
   });
-  try {
-    const url = new URL(server.url);
-    const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-    const get = { method: 'GET', path: '/v1/pets?limit=20', headers: { authorization: key.header } };
-    const post = {
-      method: 'POST',
-      path: '/v1/pets',
-      headers: { authorization: key.header, 'content-type': 'application/json' },
-      body: NEW_PET_BODY,
-    };
-    log('warming up (3 s of both)');
-    await Promise.all([openLoop(url, agent, get, getRate, 3000), openLoop(url, agent, post, postRate, 3000)]);
-    const pid = server.process.child.pid!;
-    const window = seconds * 1000;
-    log(`GET alone, ${getRate}/s for ${seconds} s`);
-    const alone = await measured(pid, () => openLoop(url, agent, get, getRate, window));
-    log(`GET ${getRate}/s with POST ${postRate}/s for ${seconds} s`);
-    const both = await measured(pid, () =>
-      Promise.all([openLoop(url, agent, get, getRate, window), openLoop(url, agent, post, postRate, window)]),
-    );
-    log(`POST alone, ${postRate}/s for ${seconds} s`);
-    const postAlone = await measured(pid, () => openLoop(url, agent, post, postRate, window));
-    log(`POST, 64 connections as fast as they go, for ${seconds} s`);
-    const postFull = await measured(pid, () => closedLoop(url, agent, post, 64, window));
-    agent.destroy();
-    const [withWrites, writes] = both.result;
-    const rate = (phase: Phase) => `${Math.round(phase.latenciesMs.length / seconds)}/s`;
-    process.stdout.write(
-      [
-        `machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.node}; server on CPU ${machine.serverCpu ?? 'any'}`,
-        `pets: ${pets}, window: ${seconds} s per phase, SNAPSHOT_EVERY_EVENTS=${values['snapshot-every']}`,
-        `GET alone (${getRate}/s):              ${summary(alone.result)}`,
-        `  ${alone.cpu}`,
-        `GET (${getRate}/s) with POST (${postRate}/s): ${summary(withWrites)}`,
-        `POST (${postRate}/s) with GET:            ${summary(writes)}`,
-        `  ${both.cpu}`,
-        `POST alone (${postRate}/s):               ${summary(postAlone.result)}`,
-        `  ${postAlone.cpu}`,
-        `POST, 64 connections (${rate(postFull.result)}): ${summary(postFull.result)}`,
-        `  ${postFull.cpu}`,
-      ].join('\n') + '\n',
-    );
-  } finally {
-    await server.process.stop();
-  }
-} finally {
-  rmSync(dataDir, { recursive: true, force: true });
+  return {
+    stop() {
+      watcher.close();
+      return count;
+    },
+  };
 }

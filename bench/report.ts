@@ -1,7 +1,9 @@
 import type { HttpRun } from './http.ts';
 import type { LagFigures } from './lag.ts';
 import type { Machine } from './machine.ts';
+import { MAX_P999_MS, MAX_P99_FACTOR, type ReadLatencyFigures } from './read-latency.ts';
 import type { StoreRun } from './store.ts';
+import { MAX_CPU_GROWTH, MIN_READ_SCALING, type WorkersRun } from './workers.ts';
 
 /**
  * The figures as Markdown tables: printed on stdout and appended to BENCHMARKS.md, so that the
@@ -139,6 +141,80 @@ export function storeTable(run: StoreRun): string {
   return table(['Figure', 'Value', 'Target', 'Met'], rows);
 }
 
+export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
+  const rows = runs.map((run) => {
+    const { alone, withWrites, writes } = run;
+    const p99Ok = withWrites.p99Ms <= MAX_P99_FACTOR * alone.p99Ms;
+    const p999Ok = withWrites.p999Ms < MAX_P999_MS;
+    const failures = alone.failures + withWrites.failures + writes.failures;
+    return [
+      int(run.pets),
+      `${ms(alone.p50Ms)} / ${ms(alone.p99Ms)} / ${ms(alone.p999Ms)} / ${ms(alone.maxMs)}`,
+      `${ms(withWrites.p50Ms)} / ${ms(withWrites.p99Ms)} / ${ms(withWrites.p999Ms)} / ${ms(withWrites.maxMs)}`,
+      `${int(writes.count / run.seconds)}/s, p99 ${ms(writes.p99Ms)} ms`,
+      String(run.snapshots),
+      String(failures),
+      `${(withWrites.p99Ms / alone.p99Ms).toFixed(2)}×`,
+      met(p99Ok && p999Ok && failures === 0),
+    ];
+  });
+  const first = runs[0];
+  const title =
+    first === undefined
+      ? 'GET'
+      : `GET /v1/pets?limit=20 at ${int(first.getRate)}/s, alone and with POST /v1/pets at ${int(first.postRate)}/s, ${first.seconds} s each`;
+  return [
+    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included.`,
+    '',
+    table(
+      [
+        'Pets',
+        'GET alone',
+        'GET with writes',
+        'POST served',
+        'Snapshots',
+        'Failed',
+        'p99 with ÷ alone',
+        'Met',
+      ],
+      rows,
+    ),
+  ].join('\n');
+}
+
+export function workersTable(run: WorkersRun): string {
+  if (run.missing !== undefined) return `Workers: not measured: ${run.missing}.`;
+  const one = run.figures.find((figure) => figure.workers === 1);
+  const rows = run.figures.map((figure) => {
+    if (one === undefined || figure === one)
+      return [
+        String(figure.workers),
+        int(figure.requestsPerSecond),
+        int(figure.cpuUsPerRequest),
+        String(figure.failures),
+        '–',
+        '–',
+        '–',
+      ];
+    const scaling = figure.requestsPerSecond / one.requestsPerSecond;
+    const cpuGrowth = figure.cpuUsPerRequest / one.cpuUsPerRequest;
+    return [
+      String(figure.workers),
+      int(figure.requestsPerSecond),
+      int(figure.cpuUsPerRequest),
+      String(figure.failures),
+      `${scaling.toFixed(2)}× (≥ ${MIN_READ_SCALING}×)`,
+      `${cpuGrowth.toFixed(2)}× (≤ ${MAX_CPU_GROWTH}×)`,
+      met(scaling >= MIN_READ_SCALING && cpuGrowth <= MAX_CPU_GROWTH && figure.failures === 0),
+    ];
+  });
+  return [
+    `\`petstore start --workers N\` on every core, \`GET ${run.path}\` from wrk (1 thread, ${run.connections} connections) on the same cores, ${run.rounds} alternating rounds of ${run.seconds} s. CPU: every server process (primary and workers) per request.`,
+    '',
+    table(['Workers', 'req/s', 'CPU µs/request', 'Failed', 'Reads vs 1', 'CPU vs 1', 'Met'], rows),
+  ].join('\n');
+}
+
 export function machineLine(machine: Machine): string {
   const pinning =
     machine.serverCpu === undefined
@@ -147,12 +223,15 @@ export function machineLine(machine: Machine): string {
   return `${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB, ${machine.platform}, Node ${machine.node}; ${pinning}`;
 }
 
-export function report(
-  info: RunInfo,
-  machine: Machine,
-  http: HttpRun | undefined,
-  store: StoreRun | undefined,
-): string {
+export type Sections = {
+  readonly http?: HttpRun | undefined;
+  readonly store?: StoreRun | undefined;
+  readonly latency?: readonly ReadLatencyFigures[] | undefined;
+  readonly workers?: WorkersRun | undefined;
+};
+
+export function report(info: RunInfo, machine: Machine, sections: Sections): string {
+  const { http, store, latency, workers } = sections;
   const notes = [
     `- Machine: ${machineLine(machine)}`,
     `- Run: ${info.mode} mode, ${info.seconds} s per scenario and side after a warm-up, in ${info.rounds} alternating rounds (baseline, pet store, …), ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
@@ -176,6 +255,8 @@ export function report(
     ...(http === undefined ? [] : [httpTable(http), '']),
     ...(http?.lag === undefined ? [] : [lagTable(http.lag), '']),
     ...(store === undefined ? [] : [storeTable(store), '']),
+    ...(latency === undefined ? [] : [latencyTable(latency), '']),
+    ...(workers === undefined ? [] : [workersTable(workers), '']),
   ];
   return [`## ${info.date} · ${info.commit} · ${info.mode}`, '', ...notes, '', ...tables].join('\n');
 }

@@ -7,11 +7,14 @@ import { runHttpBenchmark } from './http.ts';
 import { describeAndPinMachine } from './machine.ts';
 import { report } from './report.ts';
 import { ROOT } from './servers.ts';
+import { runReadLatencyBenchmark } from './read-latency.ts';
 import { runStoreBenchmark } from './store.ts';
+import { runWorkersBenchmark } from './workers.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store] [-- --scenario <name part>]`: the pet store over HTTP next to a bare Fastify
- * baseline measured in the same run, then the store-side figures. Prints Markdown tables and, in
+ * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store|latency|workers] [-- --scenario <name part>]`:
+ * the pet store over HTTP next to a bare Fastify baseline measured in the same run, the store-side
+ * figures, GET latency at a fixed rate with and without writes, and one worker against two. Prints Markdown tables and, in
  * full mode, appends them to BENCHMARKS.md. Quick mode (seconds, 10k events) only proves that the
  * benchmark still works; its figures are not worth comparing.
  */
@@ -20,7 +23,7 @@ const { values } = parseArgs({
   options: {
     quick: { type: 'boolean', default: false },
     'no-append': { type: 'boolean', default: false },
-    /** Run one half only while working on it; such runs are never appended. */
+    /** Run one section only while working on it (http, store, latency, workers); such runs are never appended. */
     only: { type: 'string' },
     /** Only the HTTP scenarios whose name contains this (implies --only http, never appended). */
     scenario: { type: 'string' },
@@ -38,6 +41,10 @@ const settings = quick
       events: 10_000,
       repeats: 1,
       appendSeconds: 1,
+      latencySizes: [1_000],
+      latencySeconds: 2,
+      workersRounds: 1,
+      workersSeconds: 1,
     }
   : {
       petCount: 100_000,
@@ -48,6 +55,11 @@ const settings = quick
       events: 1_000_000,
       repeats: 3,
       appendSeconds: 5,
+      latencySizes: [100_000, 1_000_000],
+      // 2,000 POST/s for 30 s passes the default snapshot interval (50,000 events) at least once.
+      latencySeconds: 30,
+      workersRounds: 3,
+      workersSeconds: 10,
     };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
@@ -57,13 +69,33 @@ const machine = describeAndPinMachine();
 if (values.scenario !== undefined && values.only === 'store')
   throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
 const only = values.scenario === undefined ? values.only : 'http';
-if (only !== undefined && only !== 'http' && only !== 'store') throw new Error('--only takes http or store');
-const http =
-  only === 'store'
-    ? undefined
-    : await runHttpBenchmark(machine, { ...settings, scenario: values.scenario, log });
-const store =
-  only === 'http' ? undefined : await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log });
+const SECTIONS = ['http', 'store', 'latency', 'workers'] as const;
+if (only !== undefined && !(SECTIONS as readonly string[]).includes(only))
+  throw new Error(`--only takes one of ${SECTIONS.join(', ')}`);
+const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
+const http = runs('http')
+  ? await runHttpBenchmark(machine, { ...settings, scenario: values.scenario, log })
+  : undefined;
+const store = runs('store')
+  ? await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log })
+  : undefined;
+const latency = runs('latency')
+  ? await runReadLatencyBenchmark(machine, {
+      sizes: settings.latencySizes,
+      getRate: 1000,
+      postRate: 2000,
+      seconds: settings.latencySeconds,
+      log,
+    })
+  : undefined;
+const workers = runs('workers')
+  ? await runWorkersBenchmark(machine, {
+      petCount: settings.petCount,
+      rounds: settings.workersRounds,
+      seconds: settings.workersSeconds,
+      log,
+    })
+  : undefined;
 
 const text = report(
   {
@@ -78,8 +110,7 @@ const text = report(
     loadAfter: loadavg()[0]!,
   },
   machine,
-  http,
-  store,
+  { http, store, latency, workers },
 );
 process.stdout.write(`${text}\n`);
 

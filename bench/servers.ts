@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BaselineBodies } from './baseline-server.ts';
 import { type Child, spawnUntil } from './child-process.ts';
-import { type Machine, onServerCpu } from './machine.ts';
+import { type Machine, onEveryCpu, onServerCpu } from './machine.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
 
@@ -21,15 +21,20 @@ export function petstoreEnv(dataDir: string, port: number): Record<string, strin
   };
 }
 
-/** `node bin/petstore.js start` on the server core, resolved once it listens. */
+/**
+ * `node bin/petstore.js start` on the server core (or, with `allCores`, on every core, for
+ * `--workers`), resolved once it listens.
+ */
 export async function startPetstore(
   machine: Machine,
   dataDir: string,
   timeoutMs = 120_000,
   env: Record<string, string> = {},
+  options: { readonly args?: readonly string[]; readonly allCores?: boolean } = {},
 ): Promise<RunningServer> {
+  const nodeArgs = [path.join(ROOT, 'bin/petstore.js'), 'start', ...(options.args ?? [])];
   const { process, match } = await spawnUntil(
-    onServerCpu(machine, [path.join(ROOT, 'bin/petstore.js'), 'start']),
+    options.allCores === true ? onEveryCpu(machine, nodeArgs) : onServerCpu(machine, nodeArgs),
     {
       cwd: ROOT,
       env: { ...petstoreEnv(dataDir, 0), ...env },

@@ -22,7 +22,7 @@ const number = (cell: string | undefined) =>
 describe('npm run bench -- --quick', () => {
   it(
     'prints every scenario and store figure with positive values, and appends nothing',
-    { timeout: 90_000 },
+    { timeout: 180_000 },
     async () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
@@ -65,6 +65,19 @@ describe('npm run bench -- --quick', () => {
         expect(number(row(stdout, figure)?.[1]), figure).toBeGreaterThan(0);
       }
       expect(number(row(stdout, 'Projection lag between two API processes')?.[1])).toBeGreaterThanOrEqual(0);
+      // GET latency alone and with writes, at the quick mode's one size.
+      const latency = row(stdout, '1,000 |')!;
+      expect(latency, 'read latency').toBeDefined();
+      expect(latency[1]!.split(' / ').map(Number)).toHaveLength(4);
+      expect(number(latency[5])).toBe(0);
+      // One worker and two, each with reads served and CPU per request.
+      for (const workers of ['1', '2']) {
+        const cells = row(stdout, `${workers} |`);
+        expect(cells, `${workers} worker(s)`).toBeDefined();
+        expect(number(cells![1])).toBeGreaterThan(0);
+        expect(number(cells![2])).toBeGreaterThan(0);
+        expect(number(cells![3])).toBe(0);
+      }
       expect(stdout).toContain('quick');
       // The issue asks for the machine beside the figures: its cores and the Node version.
       expect(stdout).toMatch(
