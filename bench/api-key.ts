@@ -4,12 +4,14 @@ import { runToCompletion } from './child-process.ts';
 
 /**
  * The benchmark runs with authentication and rate limiting on, using an `enterprise` key whose
- * limits no run can reach. Before the keys command exists there is no guard to pass, and the
+ * limits no run can reach, with the scopes of every scenario. Before the keys command exists there is no guard to pass, and the
  * header is sent anyway (the open guard ignores it), so the requests have the same size either way.
  */
 
 const PER_MINUTE = '1000000000';
 const PER_DAY = '1000000000000';
+/** The default scopes, and audit:read for the history scenario. */
+const SCOPES = 'pets:read,pets:write,orders:read,orders:write,audit:read';
 
 export type ApiKey = { readonly header: string; readonly authenticated: boolean };
 
@@ -17,7 +19,18 @@ export async function createApiKey(root: string, env: Record<string, string>): P
   if (!existsSync(path.join(root, 'src/cli/keys.ts'))) {
     return { header: 'Bearer bench-no-guard-yet', authenticated: false };
   }
-  const args = ['keys', 'create', '--plan', 'enterprise', '--per-minute', PER_MINUTE, '--per-day', PER_DAY];
+  const args = [
+    'keys',
+    'create',
+    '--plan',
+    'enterprise',
+    '--per-minute',
+    PER_MINUTE,
+    '--per-day',
+    PER_DAY,
+    '--scopes',
+    SCOPES,
+  ];
   const stdout = await runToCompletion(
     [process.execPath, [path.join(root, 'bin/petstore.js'), ...args]],
     root,

@@ -13,6 +13,7 @@ export type BaselineBodies = {
   readonly list20: string;
   readonly listAvailable100: string;
   readonly pet: string;
+  readonly history: string;
   readonly created: string;
   readonly renamed: string;
   readonly ordered: string;
@@ -30,6 +31,7 @@ app.get('/v1/pets', async (request, reply) => {
   return reply.type(JSON_TYPE).send(limit === '100' ? bodies.listAvailable100 : bodies.list20);
 });
 app.get('/v1/pets/:petId', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.pet));
+app.get('/v1/pets/:petId/history', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.history));
 // The body is parsed like the service parses it, then the stored answer is sent.
 app.post('/v1/pets', async (_request, reply) => reply.code(201).type(JSON_TYPE).send(bodies.created));
 app.patch('/v1/pets/:petId', async (_request, reply) => reply.type(JSON_TYPE).send(bodies.renamed));

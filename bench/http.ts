@@ -155,6 +155,7 @@ async function captureBodies(
     list20: await get('/v1/pets?limit=20'),
     listAvailable100: await get('/v1/pets?status=available&limit=100'),
     pet: await get('/v1/pets/1'),
+    history: await get('/v1/pets/2/history'),
     created,
     graphql: graphql ?? '{}',
   };

@@ -113,6 +113,12 @@ export function storeTable(run: StoreRun): string {
       met(rate >= TARGETS.rebuildEventsPerSecond),
     ],
     [
+      `Rebuild pet-list with \`petstore projections rebuild\` (${int(run.rebuildCommand.events)} events, offline)`,
+      `${int(run.rebuildCommand.eventsPerSecond)} events/s as it reports (${int(run.rebuildCommand.wallMs)} ms with Node's start and the snapshot it saves)`,
+      `≥ ${int(TARGETS.rebuildEventsPerSecond)} events/s`,
+      met(run.rebuildCommand.eventsPerSecond >= TARGETS.rebuildEventsPerSecond),
+    ],
+    [
       `Start-up with ${int(rebuild.pets)} pets, no snapshot`,
       `${int(startup.coldMs)} ms`,
       `< ${int(TARGETS.startupMs)} ms`,

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { createApiKey } from './api-key.ts';
 import { runToCompletion } from './child-process.ts';
 import { type Machine, onServerCpu } from './machine.ts';
+import { measureRebuildCommand, type RebuildCommandFigures } from './rebuild-command.ts';
 import { eventsFile, seedDataDir } from './seed.ts';
 import { freePort, petstoreEnv, ROOT } from './servers.ts';
 import type { AppendFigures, RebuildFigures } from './store-worker.ts';
@@ -21,6 +22,8 @@ export type StoreRun = {
   /** Rebuild and start-up runs, of which the median is reported. */
   readonly repeats: number;
   readonly rebuild: RebuildFigures;
+  /** The same rebuild as an operator runs it: `petstore projections rebuild pet-list`, offline. */
+  readonly rebuildCommand: RebuildCommandFigures;
   readonly startup: StartupFigures;
   readonly appends: AppendFigures[];
 };
@@ -60,6 +63,12 @@ export async function runStoreBenchmark(machine: Machine, options: StoreOptions)
       coldMs: medianBy(startups, (run) => run.coldMs).coldMs,
       warmMs: medianBy(startups, (run) => run.warmMs).warmMs,
     };
+    const commands: RebuildCommandFigures[] = [];
+    for (let i = 0; i < options.repeats; i++) {
+      options.log(`store: petstore projections rebuild pet-list (${i + 1} of ${options.repeats})`);
+      commands.push(await measureRebuildCommand(machine, dataDir));
+    }
+    const rebuildCommand = medianBy(commands, (run) => -run.eventsPerSecond);
     const appends: AppendFigures[] = [];
     for (const writers of options.writers) {
       options.log(`store: durable appends, ${writers} writers`);
@@ -71,7 +80,7 @@ export async function runStoreBenchmark(machine: Machine, options: StoreOptions)
         rmSync(appendDir, { recursive: true, force: true });
       }
     }
-    return { repeats: options.repeats, rebuild, startup, appends };
+    return { repeats: options.repeats, rebuild, rebuildCommand, startup, appends };
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }

@@ -47,6 +47,17 @@ export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
     // Walks through the seeded pets, so that lookups are not all one hot entry.
     setupRequest: (request) => ({ ...request, path: `/v1/pets/${(nextId++ % inputs.petCount) + 1}` }),
   };
+  let nextHistory = 0;
+  const history: Request = {
+    method: 'GET',
+    path: '/v1/pets/2/history',
+    headers: auth,
+    // Pets from 2 on, which hold one event each (pet 1 is renamed before the run), walked through.
+    setupRequest: (request) => ({
+      ...request,
+      path: `/v1/pets/${(nextHistory++ % (inputs.petCount - 1)) + 2}/history`,
+    }),
+  };
   let nextRename = 0;
   const rename: Request = {
     method: 'PATCH',
@@ -114,6 +125,8 @@ export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
       requests: [listAvailable100],
     },
     { name: 'GET /v1/pets/{id}', connections: CONNECTIONS, minRatio: 0.9, requests: [byId] },
+    // An auditor's read: the pet's events from the store (no target: the first round measures it).
+    { name: 'GET /v1/pets/{id}/history', connections: CONNECTIONS, requests: [history] },
     { name: 'POST /v1/pets (durable)', connections: 64, minRatio: 0.5, maxP99Ms: 10, requests: [create] },
     {
       name: 'PATCH /v1/pets/{id} (durable)',

@@ -37,6 +37,7 @@ describe('npm run bench -- --quick', () => {
         'GET /v1/pets?limit=20',
         'GET /v1/pets?status=available&limit=100',
         'GET /v1/pets/{id}',
+        'GET /v1/pets/{id}/history',
         'POST /v1/pets (durable)',
         'PATCH /v1/pets/{id} (durable)',
         'POST /v1/store/orders, then cancel (durable)',
@@ -56,6 +57,7 @@ describe('npm run bench -- --quick', () => {
       }
       for (const figure of [
         'Rebuild pet-list',
+        'Rebuild pet-list with `petstore projections rebuild`',
         'Start-up with',
         'Read model, heap per pet',
         'Durable appends, 1 writer',
