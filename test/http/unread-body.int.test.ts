@@ -71,9 +71,12 @@ it('reads no more than the discard limit of a refused body, however much the cli
 });
 
 it('closes the connection of a client that keeps sending once the linger time has passed', async () => {
+  const started = performance.now();
   const client = relentlessClient();
-  await new Promise((resolve) => setTimeout(resolve, LIMITS.lingerMs / 2));
-  expect(client.socket.destroyed).toBe(false);
+  await new Promise((resolve) => setTimeout(resolve, LIMITS.lingerMs / 4));
+  // Still open well before the linger time: judged only when this timer fired in time (a machine
+  // busy with other tests may wake it after the linger time has passed).
+  if (performance.now() - started < LIMITS.lingerMs / 2) expect(client.socket.destroyed).toBe(false);
   const closed = await Promise.race([
     client.closed.then(() => true),
     new Promise((resolve) => setTimeout(() => resolve(false), LIMITS.lingerMs + 2000)),
