@@ -4,6 +4,7 @@ import type { CounterStore } from './application/ports/counters.ts';
 import {
   COUNTER_CHANNEL,
   CounterBroker,
+  type GiveBackRequest,
   leasedCounters,
   type TakeReply,
   type TakeRequest,
@@ -17,30 +18,51 @@ import {
  * reads its own writes on the process that took them, and elsewhere within the projection lag (or
  * at once with the minimum-position header).
  *
- * The primary serves nothing itself. It replaces a worker that dies, and on SIGTERM or SIGINT asks
- * every worker to shut down cleanly and exits once they all have. A worker that fails before it
- * ever listened (a port in use, a damaged store) would fail again: the primary stops them all.
+ * The primary serves nothing itself. It replaces a worker that dies (at once the first time, then
+ * after a pause that doubles up to 30 s while the worker keeps dying within a minute of its start),
+ * answers the metrics listener with every worker's metrics, and on SIGTERM or SIGINT asks every
+ * worker to shut down cleanly and exits once they all have. A worker that fails before the service
+ * ever listened (a port in use, a damaged store) would fail again: the primary stops them all and
+ * exits with status 1.
  */
 
 /** Which worker this process is (0 … N−1), so that exactly one runs what must run once (Kafka). */
 export const WORKER_INDEX_VARIABLE = 'PETSTORE_WORKER_INDEX';
+
+/** The primary's requests for a worker's metrics, and their answers (prom-client's JSON form). */
+export const METRICS_CHANNEL = 'petstore-metrics';
+type MetricsRequest = { readonly channel: typeof METRICS_CHANNEL; readonly id: number };
+type MetricsReply = {
+  readonly channel: typeof METRICS_CHANNEL;
+  readonly id: number;
+  readonly metrics: unknown[];
+};
 
 export type Primary = {
   /** Every worker listens (the address is the first one's); rejects if one fails to start. */
   readonly listening: Promise<string>;
   /** Every worker has exited after a stop (a signal, or a worker that failed to start). */
   readonly stopped: Promise<void>;
+  /** Each worker's metrics (prom-client's JSON form), from those that answer within `timeoutMs`. */
+  collectMetrics(timeoutMs: number): Promise<unknown[][]>;
 };
 
 const STOP_TIMEOUT_MS = 30_000;
-/** A worker that dies sooner than this after it started is replaced only after a pause. */
-const QUICK_DEATH_MS = 5_000;
-const RESTART_PAUSE_MS = 1_000;
+/** A worker that dies sooner than this after it started is replaced after a pause… */
+const STEADY_MS = 60_000;
+/** …which starts at this and doubles with each such death in a row, up to the maximum. */
+const FIRST_PAUSE_MS = 1_000;
+const MAX_PAUSE_MS = 30_000;
+
+type WorkerState = { index: number; startedAt: number; listened: boolean; quickDeaths: number };
 
 export function runPrimary(workers: number, logger: Logger): Primary {
   let stopping = false;
+  let listened = false;
   const broker = new CounterBroker(() => Object.keys(cluster.workers ?? {}).length);
-  const workerState = new Map<Worker, { index: number; startedAt: number; listened: boolean }>();
+  const workerState = new Map<Worker, WorkerState>();
+  const metricsWaiting = new Map<number, (metrics: unknown[]) => void>();
+  let nextMetricsId = 0;
   let resolveListening!: (address: string) => void;
   let rejectListening!: (error: Error) => void;
   const listening = new Promise<string>((resolve, reject) => {
@@ -51,44 +73,60 @@ export function runPrimary(workers: number, logger: Logger): Primary {
   let listeningCount = 0;
   let firstAddress: string | undefined;
 
-  const fork = (index: number) => {
+  const fork = (index: number, quickDeaths: number) => {
     const worker = cluster.fork({ [WORKER_INDEX_VARIABLE]: String(index) });
-    workerState.set(worker, { index, startedAt: Date.now(), listened: false });
+    // A worker gone while a message to it was on its way: nothing to do, its exit is handled.
+    worker.on('error', (error: Error) =>
+      logger.debug({ worker: index, err: error }, 'message to a worker lost'),
+    );
+    workerState.set(worker, { index, startedAt: Date.now(), listened: false, quickDeaths });
+  };
+  const sendTo = (worker: Worker, message: TakeReply | MetricsRequest) => {
+    if (worker.isConnected()) worker.send(message, () => {});
   };
 
-  cluster.on('message', (worker, message: TakeRequest) => {
+  cluster.on('message', (worker, message: TakeRequest | GiveBackRequest | MetricsReply) => {
+    if (message?.channel === METRICS_CHANNEL) {
+      metricsWaiting.get(message.id)?.(message.metrics);
+      return;
+    }
     if (message?.channel !== COUNTER_CHANNEL) return;
-    worker.send({ channel: COUNTER_CHANNEL, ...broker.take(message) } satisfies TakeReply);
+    if ('giveBack' in message) return broker.giveBack(message);
+    sendTo(worker, { channel: COUNTER_CHANNEL, ...broker.take(message) });
   });
   cluster.on('listening', (worker, address) => {
     const state = workerState.get(worker);
     if (state === undefined || state.listened) return;
     state.listened = true;
     firstAddress ??= `http://${formatHost(address.address)}:${address.port}`;
-    if (++listeningCount === workers) resolveListening(firstAddress);
+    if (++listeningCount === workers) {
+      listened = true;
+      resolveListening(firstAddress);
+    }
   });
   cluster.on('exit', (worker, code, signal) => {
     const state = workerState.get(worker)!;
     workerState.delete(worker);
     if (stopping) return;
-    if (!state.listened) {
+    if (!listened && !state.listened) {
       rejectListening(new Error(`worker ${state.index} exited before it listened (code ${code})`));
-      return stop('SIGTERM');
+      return stop('SIGTERM', 1);
     }
+    const quickDeaths = Date.now() - state.startedAt < STEADY_MS ? state.quickDeaths + 1 : 0;
+    const pauseMs = quickDeaths === 0 ? 0 : Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (quickDeaths - 1));
     logger.error(
-      { worker: state.index, pid: worker.process.pid, code, signal },
+      { worker: state.index, pid: worker.process.pid, code, signal, pauseMs },
       'worker died: starting another',
     );
-    const quick = Date.now() - state.startedAt < QUICK_DEATH_MS;
-    if (quick) setTimeout(() => stopping || fork(state.index), RESTART_PAUSE_MS);
-    else fork(state.index);
+    setTimeout(() => stopping || fork(state.index, quickDeaths), pauseMs);
   });
 
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
-  function stop(signal: NodeJS.Signals): void {
+  function stop(signal: NodeJS.Signals, exitCode = 0): void {
     if (stopping) return;
     stopping = true;
+    if (exitCode !== 0) process.exitCode = exitCode;
     logger.info({ signal, workers: workerState.size }, 'shutting down the workers');
     for (const worker of workerState.keys()) worker.process.kill('SIGTERM');
     // A worker that has not finished its clean shutdown by then is stopped hard.
@@ -103,11 +141,33 @@ export function runPrimary(workers: number, logger: Logger): Primary {
     check();
   }
   // Repeated signals (Ctrl-C reaches npm and this process both) are ignored while stopping.
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  process.on('SIGTERM', (signal) => stop(signal));
+  process.on('SIGINT', (signal) => stop(signal));
 
-  for (let index = 0; index < workers; index++) fork(index);
-  return { listening, stopped };
+  async function collectMetrics(timeoutMs: number): Promise<unknown[][]> {
+    const asks = [...workerState.keys()]
+      .filter((worker) => worker.isConnected())
+      .map(
+        (worker) =>
+          new Promise<unknown[] | undefined>((resolve) => {
+            const id = ++nextMetricsId;
+            const timer = setTimeout(() => {
+              metricsWaiting.delete(id);
+              resolve(undefined);
+            }, timeoutMs);
+            metricsWaiting.set(id, (metrics) => {
+              clearTimeout(timer);
+              metricsWaiting.delete(id);
+              resolve(metrics);
+            });
+            sendTo(worker, { channel: METRICS_CHANNEL, id });
+          }),
+      );
+    return (await Promise.all(asks)).filter((metrics) => metrics !== undefined);
+  }
+
+  for (let index = 0; index < workers; index++) fork(index, 0);
+  return { listening, stopped, collectMetrics };
 }
 
 function formatHost(address: string | null): string {
@@ -122,11 +182,39 @@ export function workerIndex(env: Readonly<Record<string, string | undefined>>): 
 }
 
 /**
- * In a worker: `stop` once the primary is gone (killed, or its IPC channel closed), so that no
- * worker outlives it serving a port nobody manages.
+ * In a worker: `stop` (a clean shutdown) once the primary is gone (killed, or its channel closed),
+ * so that no worker outlives it. Node's cluster module would otherwise exit the worker at once on
+ * that disconnect, cutting its requests short; marking the disconnect as expected stops it.
  */
 export function stopWithPrimary(stop: () => void): void {
-  process.on('disconnect', stop);
+  process.prependOnceListener('disconnect', () => {
+    if (cluster.worker !== undefined) cluster.worker.exitedAfterDisconnect = true;
+    stop();
+  });
+}
+
+/**
+ * In a worker: answers the primary's metrics requests, at once with nothing until `serve` gives a
+ * source (while the server starts), so that a scrape never waits on a worker still catching up.
+ */
+export function answerMetricsRequests(): { serve(metrics: () => Promise<unknown[]>): void } {
+  let source: () => Promise<unknown[]> = async () => [];
+  process.on('message', (message: MetricsRequest) => {
+    if (message?.channel !== METRICS_CHANNEL) return;
+    source().then(
+      (metrics) => sendToPrimary({ channel: METRICS_CHANNEL, id: message.id, metrics }),
+      () => sendToPrimary({ channel: METRICS_CHANNEL, id: message.id, metrics: [] }),
+    );
+  });
+  return {
+    serve(metrics) {
+      source = metrics;
+    },
+  };
+}
+
+function sendToPrimary(message: MetricsReply | TakeRequest | GiveBackRequest): void {
+  if (process.connected) process.send!(message, undefined, {}, () => {});
 }
 
 /** In a worker: rate-limit counters that take their tokens from the primary's broker. */
@@ -140,10 +228,12 @@ export function workerCounters(): CounterStore {
   });
   return leasedCounters(
     (request) =>
-      new Promise((resolve) => {
+      new Promise((resolve, reject) => {
+        if (!process.connected) return reject(new Error('the primary process is gone'));
         const id = ++nextId;
         pending.set(id, resolve);
-        process.send!({ channel: COUNTER_CHANNEL, id, ...request } satisfies TakeRequest);
+        sendToPrimary({ channel: COUNTER_CHANNEL, id, ...request });
       }),
+    (request) => sendToPrimary({ channel: COUNTER_CHANNEL, ...request }),
   );
 }

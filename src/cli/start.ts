@@ -1,6 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
-import { runPrimary, stopWithPrimary, workerCounters, workerIndex } from '../cluster.ts';
+import {
+  answerMetricsRequests,
+  type Primary,
+  runPrimary,
+  stopWithPrimary,
+  workerCounters,
+  workerIndex,
+} from '../cluster.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
 import { type RunningServer, type ServerOptions, startServer } from '../server.ts';
@@ -28,18 +35,16 @@ export async function run(args: string[]): Promise<void> {
           // Without Redis, the primary holds the rate-limit counts of all the workers.
           ...(config.redisUrl === undefined ? { counters: workerCounters() } : {}),
           forward: worker === 0,
-          observability: { clusterWorker: true },
+          // Answered from the start, with nothing until the metrics exist.
+          observability: { clusterWorker: { index: worker, ...answerMetricsRequests() } },
         };
-  const server = await startServer(
-    config,
-    worker === undefined ? logger : logger.child({ worker }),
-    options,
-  ).catch((error: unknown) => {
+  if (worker !== undefined) stopWithPrimary(() => process.kill(process.pid, 'SIGTERM'));
+  const serverLogger = worker === undefined ? logger : logger.child({ worker });
+  const server = await startServer(config, serverLogger, options).catch((error: unknown) => {
     throw startFailure(error, config);
   });
   if (worker === undefined) listeningLine(logger, config, server.url, server.metricsUrl);
-  stopOnSignals(server, logger);
-  if (worker !== undefined) stopWithPrimary(() => process.kill(process.pid, 'SIGTERM'));
+  stopOnSignals(server, serverLogger);
 }
 
 function listeningLine(logger: Logger, config: Config, url: string, metricsUrl: string | undefined): void {
@@ -66,17 +71,22 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
       throw startFailure(error, config);
     })
   ).close();
+  let primary: Primary | undefined; // started once the metrics listener is, which may fail first
   const metrics =
     config.metrics.port === undefined
       ? undefined
       : await (
           await import('../observability/metrics/cluster.ts')
         )
-          .startClusterMetricsListener({ port: config.metrics.port, host: config.metrics.host })
+          .startClusterMetricsListener({
+            port: config.metrics.port,
+            host: config.metrics.host,
+            collect: async (timeoutMs) => (await primary?.collectMetrics(timeoutMs)) ?? [],
+          })
           .catch((error: unknown) => {
             throw startFailure(error, config);
           });
-  const primary = runPrimary(config.workers, logger);
+  primary = runPrimary(config.workers, logger);
   primary.listening.then(
     (url) => listeningLine(logger, config, url, metrics?.url),
     () => {

@@ -40,8 +40,8 @@ export type ObservabilityOptions = {
   readonly clock?: Clock;
   /** Tracing on, into these processors (tests), whatever the configuration says. */
   readonly spanProcessors?: SpanProcessor[];
-  /** A worker of `--workers`: its metrics are served by the primary (metrics/cluster.ts), not here. */
-  readonly clusterWorker?: boolean;
+  /** A worker of `--workers`: its metrics go to the primary (metrics/cluster.ts), which serves them. */
+  readonly clusterWorker?: { readonly index: number; serve(metrics: () => Promise<unknown[]>): void };
 };
 
 export async function loadObservability(
@@ -79,7 +79,8 @@ export async function loadObservability(
       if (!metrics || !registry || config.metrics.port === undefined) return;
       const readers = () => readModels.map((r) => ({ name: r.projection.name, checkpoint: r.checkpoint }));
       metrics.readModelGauges(registry, store, readers, clock);
-      if (options.clusterWorker === true) return metrics.answerPrimaryWith(registry.registry);
+      if (options.clusterWorker !== undefined)
+        return metrics.answerPrimaryWith(registry.registry, options.clusterWorker);
       listener = await metrics.startMetricsListener(registry.registry, {
         port: config.metrics.port,
         host: config.metrics.host,

@@ -14,7 +14,8 @@ import type { MaybePromise } from '../shared/maybe-promise.ts';
  * (far from the limit, a key whose traffic moves between workers may be refused up to 1/64 of its
  * limit early, per worker, and only when it reaches it).
  * A request the limit refuses is counted at the broker too, so over-limit counts (and bans) are
- * exact.
+ * exact; when such a request is refunded (the day window's count of a request the minute window
+ * refused), the broker takes it back off, so a refund never becomes a token nobody was granted.
  */
 
 export const COUNTER_CHANNEL = 'petstore-counters';
@@ -29,6 +30,9 @@ export type TakeRequest = {
   readonly points: number;
   readonly limit: number;
 };
+
+/** A refused request taken back: the broker lowers the subject's count (no reply). */
+export type GiveBackRequest = Omit<TakeRequest, 'id' | 'limit'> & { readonly giveBack: true };
 
 export type TakeReply = {
   readonly channel: typeof COUNTER_CHANNEL;
@@ -69,6 +73,16 @@ export class CounterBroker {
     return { id: request.id, granted, count: count + request.points };
   }
 
+  /** Takes a refused request's points off the subject's count, if its window is still the current one. */
+  giveBack(request: Omit<GiveBackRequest, 'channel'>): void {
+    const current = this.#windows.get(request.counter);
+    if (current === undefined || current.window !== request.window) return;
+    const count = current.counts.get(request.subject);
+    if (count === undefined) return;
+    if (count <= request.points) current.counts.delete(request.subject);
+    else current.counts.set(request.subject, count - request.points);
+  }
+
   /** Only the newest window of each counter is kept: a window that ended can never count again. */
   #countsOf(counter: string, window: number): Map<string, number> {
     const current = this.#windows.get(counter);
@@ -79,30 +93,33 @@ export class CounterBroker {
   }
 }
 
-type Lease = { window: number; tokens: number; base: number; used: number };
+/**
+ * What a worker holds of a subject's window: tokens granted and not yet used, and how many of its
+ * requests the broker refused and no refund has taken back yet.
+ */
+type Lease = { window: number; tokens: number; base: number; used: number; refused: number };
 
-/** A worker's side: counters that admit from tokens held, and ask `take` for more. */
-export function leasedCounters(
-  take: (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>,
-): CounterStore {
-  return { counter: (name, windowMs) => new LeasedWindowCounter(name, windowMs, take) };
+type Take = (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>;
+type GiveBack = (request: Omit<GiveBackRequest, 'channel'>) => void;
+
+/** A worker's side: counters that admit from tokens held, ask `take` for more, and `giveBack` refused requests. */
+export function leasedCounters(take: Take, giveBack: GiveBack): CounterStore {
+  return { counter: (name, windowMs) => new LeasedWindowCounter(name, windowMs, take, giveBack) };
 }
 
 class LeasedWindowCounter implements WindowCounter {
   readonly #name: string;
   readonly #windowMs: number;
-  readonly #take: (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>;
+  readonly #take: Take;
+  readonly #giveBack: GiveBack;
   #leases = new Map<string, Lease>();
   #window = Number.NaN;
 
-  constructor(
-    name: string,
-    windowMs: number,
-    take: (request: Omit<TakeRequest, 'channel' | 'id'>) => Promise<TakeReply>,
-  ) {
+  constructor(name: string, windowMs: number, take: Take, giveBack: GiveBack) {
     this.#name = name;
     this.#windowMs = windowMs;
     this.#take = take;
+    this.#giveBack = giveBack;
   }
 
   consume(subject: string, nowMs: number, points = 1, limit = Number.MAX_SAFE_INTEGER): MaybePromise<number> {
@@ -119,18 +136,48 @@ class LeasedWindowCounter implements WindowCounter {
     }
     const request = { counter: this.#name, windowMs: this.#windowMs, window, subject, points, limit };
     return this.#take(request).then((reply) => {
-      if (reply.granted === 0 || window !== this.#window) return reply.count;
+      if (window !== this.#window) return reply.count;
       const held = this.#leases.get(subject);
+      if (reply.granted === 0) {
+        if (held === undefined)
+          this.#leases.set(subject, {
+            window,
+            tokens: 0,
+            base: reply.count - points,
+            used: points,
+            refused: 1,
+          });
+        else held.refused += 1;
+        return reply.count;
+      }
       const tokens = reply.granted - points + (held?.tokens ?? 0);
-      this.#leases.set(subject, { window, tokens, base: reply.count - points, used: points });
+      const refused = held?.refused ?? 0;
+      this.#leases.set(subject, { window, tokens, base: reply.count - points, used: points, refused });
       return reply.count;
     });
   }
 
-  /** Tokens a refused request took come back to this worker's lease, for its next request. */
+  /**
+   * Takes back a request that `consume` counted (the rate limiter refunds the day window when the
+   * minute window refused): a refused request's points come off the broker's count; a granted
+   * one's tokens return to this worker's lease, for its next request.
+   */
   refund(subject: string, nowMs: number, points = 1): void {
     const lease = this.#leases.get(subject);
-    if (lease === undefined || windowIndex(nowMs, this.#windowMs) !== this.#window) return;
+    const window = windowIndex(nowMs, this.#windowMs);
+    if (lease === undefined || window !== this.#window) return;
+    if (lease.refused > 0) {
+      lease.refused -= 1;
+      this.#giveBack({
+        counter: this.#name,
+        windowMs: this.#windowMs,
+        window,
+        subject,
+        points,
+        giveBack: true,
+      });
+      return;
+    }
     lease.tokens += points;
     lease.used -= points;
   }

@@ -1,9 +1,10 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runPetstore } from '../support/petstore-cli.ts';
-import { scrape, series } from '../support/prometheus.ts';
+import { type Scrape, scrape, series } from '../support/prometheus.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -54,6 +55,55 @@ function workerPids(): Set<number> {
     if (parsed.worker !== undefined) pids.add(parsed.pid);
   }
   return pids;
+}
+
+/** The pids of the primary's children: its workers, running or starting. */
+function childPids(pid: number): number[] {
+  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
+  return text === '' ? [] : text.split(' ').map(Number);
+}
+
+const DEATH = '"msg":"worker died: starting another"';
+
+/** How many times the primary has said that a worker died. */
+function deaths(): number {
+  return server.output.filter((line) => line.includes(DEATH)).length;
+}
+
+/** Waits until the primary has said `count` times that a worker died; resolves the output's length then. */
+function waitForDeaths(count: number): Promise<number> {
+  return waitFor(() => (deaths() >= count ? server.output.length : undefined));
+}
+
+/**
+ * Sends requests on fresh connections until two processes have answered since output line `since`
+ * (after a death's line: the dead worker wrote everything it ever will before it), and names them.
+ */
+function twoAnswerAfter(since: number): Promise<Set<number>> {
+  return waitFor(async () => {
+    await call('GET', '/v1/pets?limit=1', enterprise).catch(() => undefined);
+    const pids = new Set(
+      server.output
+        .slice(since)
+        .filter((line) => line.includes('"msg":"request"'))
+        .map((line) => (JSON.parse(line) as { pid: number }).pid),
+    );
+    return pids.size >= 2 ? pids : undefined;
+  });
+}
+
+/** Polls `probe` until it gives a value, for at most 20 s. */
+async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline)
+      throw new Error(
+        `gave up waiting:\n${server.output.filter((line) => !line.includes('"msg":"request"')).join('\n')}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** A burst that must fit in one minute window of the rate limiter: start it early in a minute. */
@@ -114,37 +164,52 @@ describe('petstore start --workers 2', () => {
     expect(statuses.slice(60)).toEqual(Array(10).fill(429));
   });
 
-  it('serves one scrape with the requests of both workers summed', async () => {
-    const key = series('http_request_duration_seconds_count', {
-      route: '/v1/pets/:petId',
-      method: 'GET',
-      status: '404',
-    });
-    const before = (await scrape(metricsUrl)).get(key) ?? 0;
+  it('serves one scrape with each worker’s series under its worker label, and the primary’s', async () => {
+    const requests = (samples: Scrape, worker: string) =>
+      samples.get(
+        series('http_request_duration_seconds_count', {
+          route: '/v1/pets/:petId',
+          method: 'GET',
+          status: '404',
+          worker,
+        }),
+      ) ?? 0;
+    const before = await scrape(metricsUrl);
     for (let i = 0; i < 6; i++)
       expect((await call('GET', '/v1/pets/987654321', enterprise)).status).toBe(404);
-    expect(((await scrape(metricsUrl)).get(key) ?? 0) - before).toBe(6);
+    const after = await scrape(metricsUrl);
+    const moved = ['0', '1'].map((worker) => requests(after, worker) - requests(before, worker));
+    expect(moved[0]! + moved[1]!).toBe(6);
+    expect(moved.every((count) => count > 0)).toBe(true);
+    expect(after.get(series('process_resident_memory_bytes', { worker: 'primary' }))).toBeGreaterThan(0);
   });
 
   it('replaces a worker killed with SIGKILL, and keeps serving', async () => {
-    const [victim] = workerPids();
+    const victim = childPids(server.child.pid!)[0]!;
+    process.kill(victim, 'SIGKILL');
+    const answering = await twoAnswerAfter(await waitForDeaths(deaths() + 1));
+    expect(answering.has(victim)).toBe(false);
+  });
+
+  it('replaces a replacement that dies before it listens, after a pause, and still serves', async () => {
+    const primaryPid = server.child.pid!;
+    const running = childPids(primaryPid);
+    const before = deaths();
+    process.kill(running[0]!, 'SIGKILL');
+    const replacement = await waitFor(() => childPids(primaryPid).find((pid) => !running.includes(pid)));
+    process.kill(replacement, 'SIGKILL');
+    const answering = await twoAnswerAfter(await waitForDeaths(before + 2));
+    expect(server.child.exitCode).toBe(null);
+    expect(answering.has(running[0]!) || answering.has(replacement)).toBe(false);
+  });
+
+  it('answers a scrape at once while a worker starts', async () => {
+    const [victim] = childPids(server.child.pid!);
     process.kill(victim!, 'SIGKILL');
-    const deadline = Date.now() + 20_000;
-    while (!server.output.some((line) => line.includes('"msg":"worker died: starting another"'))) {
-      if (Date.now() > deadline) throw new Error(`no replacement:\n${server.output.join('\n')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    const seen = new Set<number>();
-    while (seen.size < 2) {
-      if (Date.now() > deadline)
-        throw new Error(`the replacement never answered:\n${server.output.join('\n')}`);
-      const before = server.output.length;
-      const reply = await call('GET', '/v1/pets?limit=1', enterprise).catch(() => undefined);
-      if (reply?.status !== 200) continue;
-      for (const line of server.output.slice(before))
-        if (line.includes('"msg":"request"')) seen.add((JSON.parse(line) as { pid: number }).pid);
-    }
-    expect(seen.has(victim!)).toBe(false);
+    const started = performance.now();
+    const response = await fetch(metricsUrl);
+    expect(response.status).toBe(200);
+    expect(performance.now() - started).toBeLessThan(1_500);
   });
 });
 
@@ -159,6 +224,26 @@ describe('stopping petstore start --workers 2', () => {
       expect(code).toBe(0);
       const stopped = running.output.filter((line) => line.includes('"msg":"pet store stopped"'));
       expect(stopped).toHaveLength(3); // each worker, then the primary
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('when the primary is killed, each worker shuts down cleanly rather than vanish', async () => {
+    const dir = makeTempDir('petstore-workers-orphans-');
+    try {
+      const running = await startServerProcess({ PETSTORE_DATA_DIR: dir.dir }, { args: ['--workers', '2'] });
+      const stoppedWorkers = () =>
+        running.output.filter(
+          (line) => line.includes('"msg":"pet store stopped"') && line.includes('"worker":'),
+        );
+      await running.kill('SIGKILL');
+      const deadline = Date.now() + 20_000;
+      while (stoppedWorkers().length < 2) {
+        if (Date.now() > deadline) throw new Error(`workers did not stop:\n${running.output.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(stoppedWorkers()).toHaveLength(2);
     } finally {
       dir.remove();
     }

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CounterBroker, leasedCounters, type TakeRequest } from '../../src/rate-limits/leased-counters.ts';
+import {
+  CounterBroker,
+  type GiveBackRequest,
+  leasedCounters,
+  type TakeRequest,
+} from '../../src/rate-limits/leased-counters.ts';
 
 /** Workers' counters over one broker, with the IPC channel replaced by direct calls that are counted. */
 function cluster(workers: number) {
@@ -9,7 +14,13 @@ function cluster(workers: number) {
     messages += 1;
     return { channel: 'petstore-counters' as const, ...broker.take({ ...request, id: messages }) };
   };
-  const counters = Array.from({ length: workers }, () => leasedCounters(take).counter('key:m', 60_000));
+  const giveBack = (request: Omit<GiveBackRequest, 'channel'>) => {
+    messages += 1;
+    broker.giveBack(request);
+  };
+  const counters = Array.from({ length: workers }, () =>
+    leasedCounters(take, giveBack).counter('key:m', 60_000),
+  );
   return { counters, messages: () => messages };
 }
 
@@ -66,5 +77,17 @@ describe('leased counters over a broker', () => {
     counters[0]!.refund('key_1', NOW, 1);
     expect(await counters[0]!.consume('key_1', NOW, 1, 60)).toBe(1);
     expect(messages()).toBe(before);
+  });
+
+  it('take a refunded refusal off the broker’s count, never turning it into a token', async () => {
+    const { counters } = cluster(2);
+    const [a, b] = counters;
+    await admitted(a!, 5, 5);
+    // The minute window refuses, so the rate limiter refunds the day window's refused request.
+    expect(await a!.consume('key_1', NOW, 1, 5)).toBe(6);
+    a!.refund('key_1', NOW, 1);
+    expect(await admitted(a!, 3, 5)).toBe(0);
+    // 6 counted, 1 taken back, 3 more refused, and this one.
+    expect(await b!.consume('key_1', NOW, 1, 5)).toBe(9);
   });
 });
