@@ -71,7 +71,8 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
       throw startFailure(error, config);
     })
   ).close();
-  let primary: Primary | undefined; // started once the metrics listener is, which may fail first
+  // The primary starts once the metrics listener does, which may fail first.
+  const started: { primary?: Primary } = {};
   const metrics =
     config.metrics.port === undefined
       ? undefined
@@ -81,12 +82,13 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
           .startClusterMetricsListener({
             port: config.metrics.port,
             host: config.metrics.host,
-            collect: async (timeoutMs) => (await primary?.collectMetrics(timeoutMs)) ?? [],
+            collect: async (timeoutMs) => (await started.primary?.collectMetrics(timeoutMs)) ?? [],
           })
           .catch((error: unknown) => {
             throw startFailure(error, config);
           });
-  primary = runPrimary(config.workers, logger);
+  const primary = runPrimary(config.workers, logger);
+  started.primary = primary;
   primary.listening.then(
     (url) => listeningLine(logger, config, url, metrics?.url),
     () => {
