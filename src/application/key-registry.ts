@@ -5,6 +5,9 @@ import type { ApiKeyReadModel } from './ports/read-models.ts';
 /** How long a request with an unknown key waits for this process to catch up with the store. */
 export const CATCH_UP_WAIT_MS = 1000;
 
+/** Secrets whose digest is remembered; past this many, the memory starts again from empty. */
+const KNOWN_DIGESTS_MAX = 10_000;
+
 /**
  * The API keys this process knows, kept current from the event store's subscription, so that a
  * key created, revoked, re-planned or banned by another process (the CLI, another server) is
@@ -13,6 +16,13 @@ export const CATCH_UP_WAIT_MS = 1000;
 export class KeyRegistry {
   readonly #keys: ApiKeyReadModel;
   readonly #headPosition: (() => Promise<bigint | undefined>) | undefined;
+  /**
+   * The digest of each secret that named a known key, so that a client's every request after its
+   * first costs a Map lookup instead of a SHA-256 (about 3% of a list request's CPU). Only
+   * secrets that matched a digest are kept, so unknown secrets cannot fill it; the key itself is
+   * looked up afresh every time, so revocations, rotations and bans apply as before.
+   */
+  #digests = new Map<string, string>();
 
   /** `headPosition`: the store's, for `authenticateCaughtUp`; without it, that is `authenticate`. */
   constructor(keys: ApiKeyReadModel, headPosition?: () => Promise<bigint | undefined>) {
@@ -29,10 +39,24 @@ export class KeyRegistry {
    * keys, and a constant-time comparison on top would add nothing.
    */
   authenticate(secret: string, nowMs: number): ApiKey | undefined {
-    if (!isWellFormedApiKey(secret)) return undefined;
-    const hash = hashApiKey(secret);
+    const hash = this.#digest(secret);
+    if (hash === undefined) return undefined;
     const key = this.#keys.bySecretHash(hash);
-    return key !== undefined && acceptsSecret(key, hash, nowMs) ? key : undefined;
+    if (key === undefined) return undefined;
+    this.#remember(secret, hash);
+    return acceptsSecret(key, hash, nowMs) ? key : undefined;
+  }
+
+  #digest(secret: string): string | undefined {
+    const known = this.#digests.get(secret);
+    if (known !== undefined) return known;
+    return isWellFormedApiKey(secret) ? hashApiKey(secret) : undefined;
+  }
+
+  #remember(secret: string, hash: string): void {
+    if (this.#digests.has(secret)) return;
+    if (this.#digests.size >= KNOWN_DIGESTS_MAX) this.#digests = new Map();
+    this.#digests.set(secret, hash);
   }
 
   /**

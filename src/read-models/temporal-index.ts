@@ -21,6 +21,14 @@ import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pe
 
 const FORMAT = 1;
 const BATCH = 500;
+/**
+ * After a batch of several events but fewer than BATCH, how long the index lets events gather
+ * before it reads and applies the next ones, unless an as-of read is waiting for it. Under a steady
+ * stream of writes each commit of the store would otherwise cost this index a read of its own and
+ * a transaction of its own, with the checkpoint read before and after (the index took 10-17% of a
+ * durable write's CPU on the benchmark).
+ */
+const GATHER_MS = 20;
 
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS pet_versions (
@@ -70,6 +78,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   #stopped = false;
   #following: Promise<void> | undefined;
   #subscription: ReturnType<EventStore['subscribeToAll']> | undefined;
+  /** Ends the current pause between batches at once; undefined when not pausing. */
+  #endPause: (() => void) | undefined;
 
   constructor(file: string, store: EventStore, logger: Logger) {
     mkdirSync(path.dirname(file), { recursive: true });
@@ -91,6 +101,7 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
 
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#endPause?.();
     await this.#subscription?.close();
     await this.#following;
     for (const waiter of this.#waiters) waiter.resolve();
@@ -104,7 +115,9 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
 
   waitFor(position: bigint): Promise<void> {
     if (this.#checkpoint !== undefined && this.#checkpoint >= position) return Promise.resolve();
-    return new Promise((resolve) => this.#waiters.push({ position, resolve }));
+    const caughtUp = new Promise<void>((resolve) => this.#waiters.push({ position, resolve }));
+    this.#endPause?.(); // a reader waits: apply what has gathered now
+    return caughtUp;
   }
 
   petAsOf(id: number, at: AsOf): VersionedPet | undefined {
@@ -145,6 +158,10 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
             this.#apply(batch.slice(i, i + BATCH));
             await new Promise((resolve) => setImmediate(resolve)); // let requests in between
           }
+          // Only a store that hands over, in one batch, what gathered since its last read gains from
+          // the pause (the embedded one); one that delivers event by event (KurrentDB's) would only
+          // be slowed down, and so would a single write on a quiet server.
+          if (batch.length > 1 && batch.length < BATCH) await this.#pause();
         }
       } catch (error) {
         if (this.#stopped) return;
@@ -152,6 +169,19 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
+  }
+
+  /** Lets events gather for GATHER_MS, or until a reader waits or the index stops. */
+  #pause(): Promise<void> {
+    if (this.#stopped || this.#waiters.length > 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.#endPause?.(), GATHER_MS);
+      this.#endPause = () => {
+        clearTimeout(timer);
+        this.#endPause = undefined;
+        resolve();
+      };
+    });
   }
 
   /** One transaction: the events this index does not hold yet (another process may have added some). */

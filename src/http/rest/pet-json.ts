@@ -18,9 +18,35 @@ export class PetJsonCache {
   readonly #serialize = fastJson(petResponseSchema as Parameters<typeof fastJson>[0]);
   #young = new Map<number, Entry>();
   #old = new Map<number, Entry>();
+  readonly #maxPages: number;
+  #pages = new Map<string, Page>();
 
-  constructor(generationSize = 50_000) {
+  constructor(generationSize = 50_000, maxPages = 1_000) {
     this.#generationSize = generationSize;
+    this.#maxPages = maxPages;
+  }
+
+  /**
+   * `list`'s JSON as UTF-8 bytes, kept whole for pages asked for again: a page whose pets all have
+   * the versions they had is sent as the bytes made then, without concatenating or encoding its
+   * JSON again (on a page of 100 pets, about a quarter of the request's CPU). The bytes are keyed
+   * by what they derive from, each pet's id and version, so a change to any pet of the page, or a
+   * pet added or removed in it, makes the page anew. At most `maxPages` are kept; past that, the
+   * memory starts again from empty.
+   */
+  listBytes(pets: readonly VersionedPet[]): Buffer {
+    if (pets.length === 0) return Buffer.from('[]');
+    const slot = `${pets[0]!.id}:${pets.at(-1)!.id}:${pets.length}`;
+    const cached = this.#pages.get(slot);
+    if (cached !== undefined && holdsTheSameVersions(cached, pets)) return cached.bytes;
+    const bytes = Buffer.from(this.list(pets));
+    if (this.#pages.size >= this.#maxPages) this.#pages = new Map();
+    this.#pages.set(slot, {
+      ids: pets.map((pet) => pet.id),
+      versions: pets.map((pet) => pet.version),
+      bytes,
+    });
+    return bytes;
   }
 
   /** The pets as a JSON array, in the order given. */
@@ -52,3 +78,14 @@ export class PetJsonCache {
 }
 
 type Entry = { readonly version: number; readonly json: string };
+
+type Page = { readonly ids: readonly number[]; readonly versions: readonly number[]; readonly bytes: Buffer };
+
+function holdsTheSameVersions(page: Page, pets: readonly VersionedPet[]): boolean {
+  if (page.ids.length !== pets.length) return false;
+  for (let i = 0; i < pets.length; i++) {
+    const pet = pets[i]!;
+    if (page.ids[i] !== pet.id || page.versions[i] !== pet.version) return false;
+  }
+  return true;
+}

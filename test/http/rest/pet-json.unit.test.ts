@@ -89,3 +89,39 @@ it('serialises anew a pet whose entry was dropped', () => {
   rename(all[0]!, 'Renamed');
   expect(cache.pet(all[0]!)).toBe('{"id":1,"name":"Renamed","categoryId":1}');
 });
+
+it('gives a page as the UTF-8 bytes of its JSON array', () => {
+  const cache = new PetJsonCache();
+  expect(cache.listBytes([tom, rex]).toString('utf8')).toBe(new PetJsonCache().list([tom, rex]));
+  expect(cache.listBytes([]).toString('utf8')).toBe('[]');
+});
+
+it('reuses the bytes of a page whose pets all keep their versions', () => {
+  const cache = new PetJsonCache();
+  const page = pets(3);
+  cache.listBytes(page);
+  rename(page[1]!, 'Renamed');
+  expect(cache.listBytes(page).toString('utf8')).toBe(
+    '[{"id":1,"name":"Pet 1","categoryId":1},{"id":2,"name":"Pet 2","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
+  );
+});
+
+it('makes a page anew once one of its pets has another version', () => {
+  const cache = new PetJsonCache();
+  const page = pets(3);
+  cache.listBytes(page);
+  const changed = [page[0]!, { ...page[1]!, name: 'Renamed', version: 1 }, page[2]!];
+  expect(cache.listBytes(changed).toString('utf8')).toBe(
+    '[{"id":1,"name":"Pet 1","categoryId":1},{"id":2,"name":"Renamed","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
+  );
+});
+
+it('makes a page anew once another pet takes a place in it', () => {
+  const cache = new PetJsonCache();
+  const [first, second, third] = pets(3);
+  cache.listBytes([first!, second!, third!]);
+  const other: Pet = { id: 9, name: 'Other', categoryId: 1, version: 0 };
+  expect(cache.listBytes([first!, other, third!]).toString('utf8')).toBe(
+    '[{"id":1,"name":"Pet 1","categoryId":1},{"id":9,"name":"Other","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
+  );
+});
