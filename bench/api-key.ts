@@ -13,11 +13,17 @@ const PER_DAY = '1000000000000';
 
 export type ApiKey = { readonly header: string; readonly authenticated: boolean };
 
-export async function createApiKey(root: string, env: Record<string, string>): Promise<ApiKey> {
+/** `scopes` (comma-separated) replaces the default ones: the scale table's catch-up probe needs audit:read. */
+export async function createApiKey(
+  root: string,
+  env: Record<string, string>,
+  scopes?: string,
+): Promise<ApiKey> {
   if (!existsSync(path.join(root, 'src/cli/keys.ts'))) {
     return { header: 'Bearer bench-no-guard-yet', authenticated: false };
   }
   const args = ['keys', 'create', '--plan', 'enterprise', '--per-minute', PER_MINUTE, '--per-day', PER_DAY];
+  if (scopes !== undefined) args.push('--scopes', scopes);
   const stdout = await runToCompletion(
     [process.execPath, [path.join(root, 'bin/petstore.js'), ...args]],
     root,

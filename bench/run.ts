@@ -6,14 +6,16 @@ import { parseArgs } from 'node:util';
 import { runHttpBenchmark } from './http.ts';
 import { describeAndPinMachine } from './machine.ts';
 import { report } from './report.ts';
+import { runScaleBenchmark } from './scale.ts';
 import { ROOT } from './servers.ts';
 import { runStoreBenchmark } from './store.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store] [-- --scenario <name part>]`: the pet store over HTTP next to a bare Fastify
- * baseline measured in the same run, then the store-side figures. Prints Markdown tables and, in
- * full mode, appends them to BENCHMARKS.md. Quick mode (seconds, 10k events) only proves that the
- * benchmark still works; its figures are not worth comparing.
+ * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store|scale] [-- --scenario <name part>]`: the pet store over HTTP next to a bare Fastify
+ * baseline measured in the same run, then the store-side figures, then the scale table (100k, 1M
+ * and 5M pets). Prints Markdown tables and, in full mode, appends them to BENCHMARKS.md. Quick mode
+ * (seconds, 10k events, 1k to 10k pets for the scale table) only proves that the benchmark still
+ * works; its figures are not worth comparing.
  */
 
 const { values } = parseArgs({
@@ -38,6 +40,7 @@ const settings = quick
       events: 10_000,
       repeats: 1,
       appendSeconds: 1,
+      scaleSizes: [1_000, 5_000, 10_000],
     }
   : {
       petCount: 100_000,
@@ -48,6 +51,7 @@ const settings = quick
       events: 1_000_000,
       repeats: 3,
       appendSeconds: 5,
+      scaleSizes: [100_000, 1_000_000, 5_000_000],
     };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
@@ -57,13 +61,18 @@ const machine = describeAndPinMachine();
 if (values.scenario !== undefined && values.only === 'store')
   throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
 const only = values.scenario === undefined ? values.only : 'http';
-if (only !== undefined && only !== 'http' && only !== 'store') throw new Error('--only takes http or store');
-const http =
-  only === 'store'
-    ? undefined
-    : await runHttpBenchmark(machine, { ...settings, scenario: values.scenario, log });
-const store =
-  only === 'http' ? undefined : await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log });
+if (only !== undefined && only !== 'http' && only !== 'store' && only !== 'scale')
+  throw new Error('--only takes http, store or scale');
+const runs = (part: 'http' | 'store' | 'scale') => only === undefined || only === part;
+const http = runs('http')
+  ? await runHttpBenchmark(machine, { ...settings, scenario: values.scenario, log })
+  : undefined;
+const store = runs('store')
+  ? await runStoreBenchmark(machine, { ...settings, writers: [1, 16, 64], log })
+  : undefined;
+const scale = runs('scale')
+  ? await runScaleBenchmark(machine, { ...settings, sizes: settings.scaleSizes, log })
+  : undefined;
 
 const text = report(
   {
@@ -80,6 +89,7 @@ const text = report(
   machine,
   http,
   store,
+  scale,
 );
 process.stdout.write(`${text}\n`);
 

@@ -21,8 +21,8 @@ const number = (cell: string | undefined) =>
 // The benchmark's quick mode proves that it still runs end to end; its figures are not judged here.
 describe('npm run bench -- --quick', () => {
   it(
-    'prints every scenario and store figure with positive values, and appends nothing',
-    { timeout: 90_000 },
+    'prints every scenario, store and scale figure with positive values, and appends nothing',
+    { timeout: 150_000 },
     async () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
@@ -64,6 +64,13 @@ describe('npm run bench -- --quick', () => {
       ]) {
         expect(number(row(stdout, figure)?.[1]), figure).toBeGreaterThan(0);
       }
+      // The scale table's quick sizes: start-ups, heap, RSS, rebuild, and both reads.
+      for (const pets of ['1,000', '5,000', '10,000']) {
+        const cells = row(stdout, `${pets} |`);
+        expect(cells, pets).toHaveLength(8);
+        for (const cell of cells!.slice(1)) expect(number(cell), `${pets}: ${cell}`).toBeGreaterThan(0);
+      }
+      expect(number(row(stdout, 'GET /v1/pets/{id} with 10,000 pets')?.[1])).toBeGreaterThan(0);
       expect(number(row(stdout, 'Projection lag between two API processes')?.[1])).toBeGreaterThanOrEqual(0);
       expect(stdout).toContain('quick');
       // The issue asks for the machine beside the figures: its cores and the Node version.
