@@ -1,4 +1,5 @@
 import { PET_STATUSES, type Pet, type PetStatus, type VersionedPet } from '../src/domain/pets.ts';
+import { IdTable } from './id-table.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
 import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
 
@@ -11,7 +12,7 @@ import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
 export type PetRecord = VersionedPet;
 
 export type PetListState = {
-  readonly byId: Map<number, PetRecord>;
+  readonly byId: IdTable<PetRecord>;
   readonly removed: Map<number, number>;
   /** Pets an order holds (pending by that order), by pet id: the order's id. */
   readonly heldBy: Map<number, number>;
@@ -26,8 +27,9 @@ const STATUS_INDEX = Object.fromEntries(PET_STATUSES.map((status, i) => [status,
 
 /**
  * Snapshot parts: columns of up to SNAPSHOT_PART_PETS pets (columnar, so that a million pets
- * serialise and parse quickly; status is an index into PET_STATUSES, or -1), in the order the pets
- * were created, then the removed pets and the pets orders hold.
+ * serialise and parse quickly; status is an index into PET_STATUSES, or -1), in id order (earlier
+ * code wrote them in the order the pets were created: both read back), then the removed pets and
+ * the pets orders hold.
  */
 type PetsPart = {
   ids: number[];
@@ -98,7 +100,8 @@ export const petListProjection: Projection<PetListState> = {
         if (pet.status !== undefined) state.idsByStatus[pet.status].push(pet.id);
       }
     }
-    // In creation order, ids ascend but for the interleaved blocks of several processes.
+    // Snapshots written by earlier code list pets in creation order: ids ascend but for the
+    // interleaved blocks of several processes.
     for (const ids of [state.ids, ...Object.values(state.idsByStatus)]) sortIfNeeded(ids);
     return state;
   },
@@ -134,7 +137,7 @@ function sortIfNeeded(ids: number[]): void {
 
 function initialState(): PetListState {
   return {
-    byId: new Map(),
+    byId: new IdTable(),
     removed: new Map(),
     heldBy: new Map(),
     ids: [],
