@@ -16,7 +16,13 @@ import { badAppendShape } from './append-shape.ts';
 import { liveSubscription } from './live-subscription.ts';
 import { CommitWatch } from './sqlite-commit-watch.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
-import { type Row, toRecordedEvent } from './sqlite-recorded-event.ts';
+import {
+  type LeanRow,
+  type MetadataAt,
+  type Row,
+  toLeanRecordedEvent,
+  toRecordedEvent,
+} from './sqlite-recorded-event.ts';
 import { SqliteWriter } from './sqlite-writer.ts';
 
 /**
@@ -51,6 +57,8 @@ class SqliteEventStore implements EventStore {
   readonly #pollIntervalMs: number;
   readonly #batchSize: number;
   readonly #readAll: StatementSync;
+  readonly #readAllLean: StatementSync;
+  readonly #metadataAt: MetadataAt;
   readonly #readStream: StatementSync;
   readonly #head: StatementSync;
   readonly #listeners = new Set<() => void>();
@@ -67,6 +75,16 @@ class SqliteEventStore implements EventStore {
       'SELECT position, stream, revision, type, data, metadata FROM events WHERE position > ? ORDER BY position LIMIT ?',
     );
     this.#readAll.setReturnArrays(true);
+    this.#readAllLean = db.prepare(
+      'SELECT position, stream, revision, type, data FROM events WHERE position > ? ORDER BY position LIMIT ?',
+    );
+    this.#readAllLean.setReturnArrays(true);
+    const metadataAt = db.prepare('SELECT metadata FROM events WHERE position = ?');
+    metadataAt.setReturnArrays(true);
+    this.#metadataAt = (position) => {
+      if (this.#closed) throw new Error('The event store is closed.');
+      return (metadataAt.get(position) as unknown as [string])[0];
+    };
     this.#readStream = db.prepare(
       'SELECT position, stream, revision, type, data, metadata FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
     );
@@ -127,10 +145,18 @@ class SqliteEventStore implements EventStore {
     return rows.map(toRecordedEvent);
   }
 
+  #readLeanBatch(after: bigint, limit: number): RecordedEvent[] {
+    if (this.#closed) return [];
+    const rows = this.#readAllLean.all(Number(after), limit) as unknown as LeanRow[];
+    return rows.map((row) => toLeanRecordedEvent(row, this.#metadataAt));
+  }
+
   subscribeToAll(options: SubscribeToAllOptions = {}): Subscription {
     return liveSubscription({
       after: options.after ?? 0n,
-      readBatch: (after) => this.#readBatch(after, this.#batchSize),
+      readBatch: options.lazyMetadata
+        ? (after) => this.#readLeanBatch(after, this.#batchSize)
+        : (after) => this.#readBatch(after, this.#batchSize),
       onAppend: (notify) => {
         this.#listeners.add(notify);
         return () => this.#listeners.delete(notify);
