@@ -24,6 +24,8 @@ const STATUS_INDEX = Object.fromEntries(PET_STATUSES.map((status, i) => [status,
   PetStatus,
   number
 >;
+/** A snapshot's status code, plus one, to the status: -1 (none) reads index 0, never a negative one. */
+const STATUS_OF_CODE: readonly (PetStatus | undefined)[] = [undefined, ...PET_STATUSES];
 
 /**
  * Snapshot parts: columns of up to SNAPSHOT_PART_PETS pets (columnar, so that a million pets
@@ -87,17 +89,19 @@ export const petListProjection: Projection<PetListState> = {
           state.heldBy.set(part.heldBy[i]!, part.heldBy[i + 1]!);
         continue;
       }
-      for (let i = 0; i < part.ids.length; i++) {
-        const pet = {
-          id: part.ids[i]!,
-          name: part.names[i]!,
-          categoryId: part.categoryIds[i]!,
-          status: PET_STATUSES[part.statuses[i]!],
-          version: part.versions[i]!,
-        };
-        state.byId.set(pet.id, pet);
-        state.ids.push(pet.id);
-        if (pet.status !== undefined) state.idsByStatus[pet.status].push(pet.id);
+      const { ids, names, categoryIds, statuses, versions } = part;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        const status = STATUS_OF_CODE[statuses[i]! + 1];
+        state.byId.set(id, {
+          id,
+          name: names[i]!,
+          categoryId: categoryIds[i]!,
+          status,
+          version: versions[i]!,
+        });
+        state.ids.push(id);
+        if (status !== undefined) state.idsByStatus[status].push(id);
       }
     }
     // Snapshots written by earlier code list pets in creation order: ids ascend but for the
