@@ -6,17 +6,19 @@ import { parseArgs } from 'node:util';
 import { runHttpBenchmark } from './http.ts';
 import { describeAndPinMachine } from './machine.ts';
 import { report } from './report.ts';
+import { runScaleBenchmark } from './scale.ts';
 import { ROOT } from './servers.ts';
 import { runReadLatencyBenchmark } from './read-latency.ts';
 import { runStoreBenchmark } from './store.ts';
 import { runWorkersBenchmark } from './workers.ts';
 
 /**
- * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store|latency|workers] [-- --scenario <name part>]`:
+ * `npm run bench [-- --quick] [-- --no-append] [-- --only http|store|latency|workers|scale] [-- --scenario <name part>]`:
  * the pet store over HTTP next to a bare Fastify baseline measured in the same run, the store-side
- * figures, GET latency at a fixed rate with and without writes, and one worker against two. Prints Markdown tables and, in
- * full mode, appends them to BENCHMARKS.md. Quick mode (seconds, 10k events) only proves that the
- * benchmark still works; its figures are not worth comparing.
+ * figures, GET latency at a fixed rate with and without writes, one worker against two, and the
+ * scale table (100k, 1M and 5M pets). Prints Markdown tables and, in full mode, appends them to
+ * BENCHMARKS.md. Quick mode (seconds, 10k events, 1k to 10k pets for the scale table) only proves
+ * that the benchmark still works; its figures are not worth comparing.
  */
 
 const { values } = parseArgs({
@@ -41,10 +43,11 @@ const settings = quick
       events: 10_000,
       repeats: 1,
       appendSeconds: 1,
-      latencySizes: [1_000],
+      latencySizes: [2_000],
       latencySeconds: 2,
       workersRounds: 1,
       workersSeconds: 1,
+      scaleSizes: [1_000, 5_000, 10_000],
     }
   : {
       petCount: 100_000,
@@ -60,6 +63,7 @@ const settings = quick
       latencySeconds: 30,
       workersRounds: 3,
       workersSeconds: 10,
+      scaleSizes: [100_000, 1_000_000, 5_000_000],
     };
 const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
@@ -69,7 +73,7 @@ const machine = describeAndPinMachine();
 if (values.scenario !== undefined && values.only === 'store')
   throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
 const only = values.scenario === undefined ? values.only : 'http';
-const SECTIONS = ['http', 'store', 'latency', 'workers'] as const;
+const SECTIONS = ['http', 'store', 'latency', 'workers', 'scale'] as const;
 if (only !== undefined && !(SECTIONS as readonly string[]).includes(only))
   throw new Error(`--only takes one of ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
@@ -96,6 +100,9 @@ const workers = runs('workers')
       log,
     })
   : undefined;
+const scale = runs('scale')
+  ? await runScaleBenchmark(machine, { ...settings, sizes: settings.scaleSizes, log })
+  : undefined;
 
 const text = report(
   {
@@ -110,7 +117,7 @@ const text = report(
     loadAfter: loadavg()[0]!,
   },
   machine,
-  { http, store, latency, workers },
+  { http, store, latency, workers, scale },
 );
 process.stdout.write(`${text}\n`);
 

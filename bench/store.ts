@@ -87,7 +87,7 @@ export async function runStoreBenchmark(machine: Machine, options: StoreOptions)
 }
 
 /** Spawn to first successful GET /v1/pets, without and then with the snapshot a clean stop leaves. */
-async function measureStartup(
+export async function measureStartup(
   machine: Machine,
   dataDir: string,
   authorization: string,
@@ -100,7 +100,7 @@ async function measureStartup(
 }
 
 /** The run whose `value` is the median (the lower middle one of an even count). */
-function medianBy<T>(runs: readonly T[], value: (run: T) => number): T {
+export function medianBy<T>(runs: readonly T[], value: (run: T) => number): T {
   if (runs.length === 0) throw new Error('no runs to take the median of');
   return [...runs].sort((a, b) => value(a) - value(b))[(runs.length - 1) >> 1]!;
 }

@@ -1,4 +1,5 @@
 import { PET_STATUSES, type Pet, type PetStatus, type VersionedPet } from '../src/domain/pets.ts';
+import { IdTable } from './id-table.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
 import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
 
@@ -11,7 +12,7 @@ import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
 export type PetRecord = VersionedPet;
 
 export type PetListState = {
-  readonly byId: Map<number, PetRecord>;
+  readonly byId: IdTable<PetRecord>;
   readonly removed: Map<number, number>;
   /** Pets an order holds (pending by that order), by pet id: the order's id. */
   readonly heldBy: Map<number, number>;
@@ -23,11 +24,14 @@ const STATUS_INDEX = Object.fromEntries(PET_STATUSES.map((status, i) => [status,
   PetStatus,
   number
 >;
+/** A snapshot's status code, plus one, to the status: -1 (none) reads index 0, never a negative one. */
+const STATUS_OF_CODE: readonly (PetStatus | undefined)[] = [undefined, ...PET_STATUSES];
 
 /**
  * Snapshot parts: columns of up to SNAPSHOT_PART_PETS pets (columnar, so that a million pets
- * serialise and parse quickly; status is an index into PET_STATUSES, or -1), in the order the pets
- * were created, then the removed pets and the pets orders hold.
+ * serialise and parse quickly; status is an index into PET_STATUSES, or -1), in id order (earlier
+ * code wrote them in the order the pets were created: both read back), then the removed pets and
+ * the pets orders hold.
  */
 type PetsPart = {
   ids: number[];
@@ -85,20 +89,23 @@ export const petListProjection: Projection<PetListState> = {
           state.heldBy.set(part.heldBy[i]!, part.heldBy[i + 1]!);
         continue;
       }
-      for (let i = 0; i < part.ids.length; i++) {
-        const pet = {
-          id: part.ids[i]!,
-          name: part.names[i]!,
-          categoryId: part.categoryIds[i]!,
-          status: PET_STATUSES[part.statuses[i]!],
-          version: part.versions[i]!,
-        };
-        state.byId.set(pet.id, pet);
-        state.ids.push(pet.id);
-        if (pet.status !== undefined) state.idsByStatus[pet.status].push(pet.id);
+      const { ids, names, categoryIds, statuses, versions } = part;
+      for (let i = 0; i < ids.length; i++) {
+        const id = ids[i]!;
+        const status = STATUS_OF_CODE[statuses[i]! + 1];
+        state.byId.set(id, {
+          id,
+          name: names[i]!,
+          categoryId: categoryIds[i]!,
+          status,
+          version: versions[i]!,
+        });
+        state.ids.push(id);
+        if (status !== undefined) state.idsByStatus[status].push(id);
       }
     }
-    // In creation order, ids ascend but for the interleaved blocks of several processes.
+    // Snapshots written by earlier code list pets in creation order: ids ascend but for the
+    // interleaved blocks of several processes.
     for (const ids of [state.ids, ...Object.values(state.idsByStatus)]) sortIfNeeded(ids);
     return state;
   },
@@ -134,7 +141,7 @@ function sortIfNeeded(ids: number[]): void {
 
 function initialState(): PetListState {
   return {
-    byId: new Map(),
+    byId: new IdTable(),
     removed: new Map(),
     heldBy: new Map(),
     ids: [],

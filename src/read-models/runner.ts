@@ -141,6 +141,8 @@ export class ProjectionGroup {
           // Past events the feed leaves out (KurrentDB's system events): a resubscription, and a
           // write waiting for its position, need not wait for the next event that is delivered.
           onCheckpoint: (position) => this.#advance(position),
+          // Read models need the metadata of one event per snapshot (its id).
+          lazyMetadata: true,
         });
         for await (const batch of this.#subscription.batches()) {
           for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);

@@ -21,8 +21,8 @@ const number = (cell: string | undefined) =>
 // The benchmark's quick mode proves that it still runs end to end; its figures are not judged here.
 describe('npm run bench -- --quick', () => {
   it(
-    'prints every scenario and store figure with positive values, and appends nothing',
-    { timeout: 180_000 },
+    'prints every scenario, store, latency, workers and scale figure with positive values, and appends nothing',
+    { timeout: 240_000 },
     async () => {
       const { stdout } = await promisify(execFile)(
         process.execPath,
@@ -66,9 +66,16 @@ describe('npm run bench -- --quick', () => {
       ]) {
         expect(number(row(stdout, figure)?.[1]), figure).toBeGreaterThan(0);
       }
+      // The scale table's quick sizes: start-ups, heap, RSS, rebuild, and both reads.
+      for (const pets of ['1,000', '5,000', '10,000']) {
+        const cells = row(stdout, `${pets} |`);
+        expect(cells, pets).toHaveLength(8);
+        for (const cell of cells!.slice(1)) expect(number(cell), `${pets}: ${cell}`).toBeGreaterThan(0);
+      }
+      expect(number(row(stdout, 'GET /v1/pets/{id} with 10,000 pets')?.[1])).toBeGreaterThan(0);
       expect(number(row(stdout, 'Projection lag between two API processes')?.[1])).toBeGreaterThanOrEqual(0);
       // GET latency alone and with writes, at the quick mode's one size.
-      const latency = row(stdout, '1,000 |')!;
+      const latency = row(stdout, '2,000 |')!;
       expect(latency, 'read latency').toBeDefined();
       expect(latency[1]!.split(' / ').map(Number)).toHaveLength(4);
       expect(number(latency[5])).toBe(0);

@@ -72,6 +72,12 @@ export type SubscribeToAllOptions = {
    * position of each batch, once the consumer has taken it.
    */
   readonly onCheckpoint?: (position: bigint) => void;
+  /**
+   * A hint: the subscriber reads the metadata of few of the events (a read model replaying
+   * millions), so a store may fetch an event's metadata when it is first read rather than with
+   * every event. The events are the same either way.
+   */
+  readonly lazyMetadata?: boolean;
 };
 
 export type ReadStreamOptions = {
