@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runPetstore } from '../support/petstore-cli.ts';
 import { type Scrape, scrape, series } from '../support/prometheus.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { atTheStartOfAMinute } from '../support/minute.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -104,12 +105,6 @@ async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>): 
       );
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** A burst that must fit in one minute window of the rate limiter: start it early in a minute. */
-async function atTheStartOfAMinute(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
 }
 
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { moved, type Scrape, scrape, series } from '../support/prometheus.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { atTheStartOfAMinute } from '../support/minute.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -24,12 +25,6 @@ const post = (path: string, key: string, body: unknown) =>
     headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
   });
-
-/** A burst that must fit in one minute window of the rate limiter: start it early in a minute. */
-async function atTheStartOfAMinute(): Promise<void> {
-  const intoMinute = Date.now() % 60_000;
-  if (intoMinute > 50_000) await new Promise((resolve) => setTimeout(resolve, 60_000 - intoMinute + 100));
-}
 
 beforeAll(async () => {
   temp = makeTempDir('petstore-metrics-');
