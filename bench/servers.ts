@@ -10,10 +10,14 @@ export const ROOT = path.resolve(import.meta.dirname, '..');
 
 export type RunningServer = { readonly url: string; readonly process: Child };
 
-/** Environment of every pet store the benchmark starts: production mode, the embedded store. */
+/**
+ * Environment of every pet store the benchmark starts: production mode, the embedded store, one
+ * process (production's default is one worker per core; the workers figure asks for its own).
+ */
 export function petstoreEnv(dataDir: string, port: number): Record<string, string> {
   return {
     NODE_ENV: 'production',
+    WORKERS: '1',
     LOG_LEVEL: 'info',
     HOST: '127.0.0.1',
     PORT: String(port),
