@@ -11,7 +11,6 @@ import type { CounterStore } from './application/ports/counters.ts';
 import type { EventStore } from './application/ports/event-store.ts';
 import type { Config } from './config.ts';
 import { openEventStore } from './eventstore/index.ts';
-import { connectRateLimitRedis } from './rate-limits/redis.ts';
 import { memoryCounters, redisCounters } from './rate-limits/window-counter.ts';
 import { apiKeyReadModel } from './read-models/api-key-read-model.ts';
 import { orderReadModel } from './read-models/order-read-model.ts';
@@ -88,10 +87,11 @@ export async function startService(
   const pets = petReadModel(readModels.add(petListProjection), waitFor);
   const keys = apiKeyReadModel(readModels.add(apiKeysProjection), waitFor);
   const orders = orderReadModel(readModels.add(ordersProjection), waitFor);
+  // ioredis takes about 0.3 s to load on a cold start: only when REDIS_URL asks for it.
   const redis =
     config.redisUrl === undefined || options.counters !== undefined
       ? undefined
-      : connectRateLimitRedis(config.redisUrl, logger);
+      : (await import('./rate-limits/redis.ts')).connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
   const temporal = new SqliteTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, logger);
   const application = createApplication({

@@ -6,8 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
- * Start-up time matters (see the benchmarks): metrics, tracing and the developer pages load their
- * libraries only when they are on. Proven on a real server process that records what it loads.
+ * Start-up time matters (see the benchmarks): metrics, tracing, the developer pages, Redis and
+ * Kafka load their libraries only when they are on. Proven on a real server process that records what it loads.
  */
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -59,6 +59,14 @@ describe('a server with neither metrics nor tracing configured', () => {
     expect(from(modules, 'prom-client')).toEqual([]);
     expect(from(modules, '@opentelemetry')).toEqual([]);
     expect(from(modules, 'fastify')).not.toEqual([]);
+  });
+});
+
+describe('a server without REDIS_URL or the Kafka forwarder', () => {
+  it('loads neither ioredis nor kafkajs', async () => {
+    const modules = await modulesLoaded({ REDIS_URL: '', KAFKA_FORWARDER: 'false' });
+    expect(from(modules, 'ioredis')).toEqual([]);
+    expect(from(modules, 'kafkajs')).toEqual([]);
   });
 });
 
