@@ -18,7 +18,6 @@ export type RunningServer = {
   close(): Promise<void>;
 };
 
-/** Composes the whole service from configuration and starts listening (and forwarding, if configured). */
 export type ServerOptions = {
   readonly observability?: ObservabilityOptions;
   /** Rate-limit counters; by default as the configuration says (Redis, or this process's memory). */
@@ -27,6 +26,7 @@ export type ServerOptions = {
   readonly forward?: boolean;
 };
 
+/** Composes the whole service from configuration and starts listening (and forwarding, if configured). */
 export async function startServer(
   config: Config,
   logger: Logger = createLogger(config),

@@ -91,9 +91,8 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
   started.primary = primary;
   primary.listening.then(
     (url) => listeningLine(logger, config, url, metrics?.url),
-    () => {
-      process.exitCode = 1; // the worker has said why on stderr
-    },
+    // A worker failed to start: it has said why on stderr, and the primary set status 1.
+    () => {},
   );
   await primary.stopped;
   await metrics?.close();

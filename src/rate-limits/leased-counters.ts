@@ -1,6 +1,7 @@
 import type { CounterStore, WindowCounter } from '../application/ports/counters.ts';
 import { windowIndex } from '../domain/rate-decision.ts';
 import type { MaybePromise } from '../shared/maybe-promise.ts';
+import { takeOff } from './counts.ts';
 
 /**
  * Exact rate limits across the worker processes of one `petstore start --workers N`, without
@@ -77,10 +78,7 @@ export class CounterBroker {
   giveBack(request: Omit<GiveBackRequest, 'channel'>): void {
     const current = this.#windows.get(request.counter);
     if (current === undefined || current.window !== request.window) return;
-    const count = current.counts.get(request.subject);
-    if (count === undefined) return;
-    if (count <= request.points) current.counts.delete(request.subject);
-    else current.counts.set(request.subject, count - request.points);
+    takeOff(current.counts, request.subject, request.points);
   }
 
   /** Only the newest window of each counter is kept: a window that ended can never count again. */

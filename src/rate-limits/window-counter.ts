@@ -2,6 +2,7 @@ import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'r
 import type { Redis } from 'ioredis';
 import type { CounterStore, WindowCounter } from '../application/ports/counters.ts';
 import { secondsUntil, windowEnd, windowIndex } from '../domain/rate-decision.ts';
+import { takeOff } from './counts.ts';
 
 /**
  * Counts in this process's memory, for the window of the latest request only: when a request
@@ -29,10 +30,7 @@ export class MemoryWindowCounter implements WindowCounter {
 
   refund(subject: string, nowMs: number, points = 1): void {
     if (windowIndex(nowMs, this.#windowMs) !== this.#window) return;
-    const count = this.#counts.get(subject);
-    if (count === undefined) return;
-    if (count <= points) this.#counts.delete(subject);
-    else this.#counts.set(subject, count - points);
+    takeOff(this.#counts, subject, points);
   }
 
   /** How many subjects have a count in memory. */

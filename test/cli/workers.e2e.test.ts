@@ -1,8 +1,8 @@
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { childPids } from '../../bench/process-cpu.ts';
 import { runPetstore } from '../support/petstore-cli.ts';
 import { type Scrape, scrape, series } from '../support/prometheus.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
@@ -56,12 +56,6 @@ function workerPids(): Set<number> {
     if (parsed.worker !== undefined) pids.add(parsed.pid);
   }
   return pids;
-}
-
-/** The pids of the primary's children: its workers, running or starting. */
-function childPids(pid: number): number[] {
-  const text = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim();
-  return text === '' ? [] : text.split(' ').map(Number);
 }
 
 const DEATH = '"msg":"worker died: starting another"';

@@ -66,7 +66,6 @@ export function readModelGauges(
     help: 'The store position up to which each read model includes every event (-1: none yet).',
     labelNames: ['projection'] as const,
     registers,
-    aggregator: 'min', // under --workers: the slowest worker's
     collect() {
       for (const reader of readers()) this.set({ projection: reader.name }, positionValue(reader.checkpoint));
     },
@@ -76,7 +75,6 @@ export function readModelGauges(
     help: 'Age of the oldest event each read model has not applied yet (0: it has every event).',
     labelNames: ['projection'] as const,
     registers,
-    aggregator: 'max',
     async collect() {
       for (const reader of readers())
         this.set({ projection: reader.name }, (await lagMs(store, reader.checkpoint, clock.nowMs())) / 1000);
@@ -104,7 +102,6 @@ export function forwarderMetrics(
     name: 'petstore_forwarder_position',
     help: 'The store position up to which Kafka has acknowledged every event (-1: none yet).',
     registers,
-    aggregator: 'max', // under --workers only one worker forwards
     collect() {
       this.set(positionValue(checkpoint));
     },
@@ -113,7 +110,6 @@ export function forwarderMetrics(
     name: 'petstore_forwarder_lag_seconds',
     help: 'Age of the oldest event not yet acknowledged by Kafka (0: every event is on the topic).',
     registers,
-    aggregator: 'max',
     async collect() {
       this.set((await lagMs(store, checkpoint, clock.nowMs())) / 1000);
     },
