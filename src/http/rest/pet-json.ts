@@ -27,26 +27,28 @@ export class PetJsonCache {
   }
 
   /**
-   * `list`'s JSON as UTF-8 bytes, kept whole for pages asked for again: a page whose pets all have
-   * the versions they had is sent as the bytes made then, without concatenating or encoding its
-   * JSON again (on a page of 100 pets, about a quarter of the request's CPU). The bytes are keyed
-   * by what they derive from, each pet's id and version, so a change to any pet of the page, or a
-   * pet added or removed in it, makes the page anew. At most `maxPages` are kept; past that, the
-   * memory starts again from empty.
+   * A page's JSON array, kept whole for pages asked for again: a page whose pets all have the
+   * versions they had is sent as the string made then, without concatenating its pets' JSON again.
+   * It stays a string: Node writes a string body together with the response head in one write,
+   * while a Buffer body goes through a vectored write of two chunks, which cost about 12 µs more
+   * per request on the benchmark machine (a third of a list request). The page is keyed by what it
+   * derives from, each pet's id and version, so a change to any pet of the page, or a pet added or
+   * removed in it, makes the page anew. At most `maxPages` are kept; past that, the memory starts
+   * again from empty.
    */
-  listBytes(pets: readonly VersionedPet[]): Buffer {
-    if (pets.length === 0) return Buffer.from('[]');
+  page(pets: readonly VersionedPet[]): string {
+    if (pets.length === 0) return '[]';
     const slot = `${pets[0]!.id}:${pets.at(-1)!.id}:${pets.length}`;
     const cached = this.#pages.get(slot);
-    if (cached !== undefined && holdsTheSameVersions(cached, pets)) return cached.bytes;
-    const bytes = Buffer.from(this.list(pets));
+    if (cached !== undefined && holdsTheSameVersions(cached, pets)) return cached.json;
+    const json = this.list(pets);
     if (this.#pages.size >= this.#maxPages) this.#pages = new Map();
     this.#pages.set(slot, {
       ids: pets.map((pet) => pet.id),
       versions: pets.map((pet) => pet.version),
-      bytes,
+      json,
     });
-    return bytes;
+    return json;
   }
 
   /** The pets as a JSON array, in the order given. */
@@ -79,7 +81,7 @@ export class PetJsonCache {
 
 type Entry = { readonly version: number; readonly json: string };
 
-type Page = { readonly ids: readonly number[]; readonly versions: readonly number[]; readonly bytes: Buffer };
+type Page = { readonly ids: readonly number[]; readonly versions: readonly number[]; readonly json: string };
 
 function holdsTheSameVersions(page: Page, pets: readonly VersionedPet[]): boolean {
   if (page.ids.length !== pets.length) return false;

@@ -38,7 +38,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     };
     const send = (page: PetsPage) => {
       if (page.nextAfter !== undefined) reply.header('Link', nextPageLink('/v1/pets', query, page.nextAfter));
-      return reply.type(JSON_UTF8).send(petJson.listBytes(page.pets));
+      return reply.type(JSON_UTF8).send(petJson.page(page.pets));
     };
     if (asOf === undefined) return send(application.listPets(list));
     // The past is for auditors: the catalogue as of a time or position needs audit:read too.

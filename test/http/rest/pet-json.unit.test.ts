@@ -90,18 +90,18 @@ it('serialises anew a pet whose entry was dropped', () => {
   expect(cache.pet(all[0]!)).toBe('{"id":1,"name":"Renamed","categoryId":1}');
 });
 
-it('gives a page as the UTF-8 bytes of its JSON array', () => {
+it('gives a page as its JSON array', () => {
   const cache = new PetJsonCache();
-  expect(cache.listBytes([tom, rex]).toString('utf8')).toBe(new PetJsonCache().list([tom, rex]));
-  expect(cache.listBytes([]).toString('utf8')).toBe('[]');
+  expect(cache.page([tom, rex])).toBe(new PetJsonCache().list([tom, rex]));
+  expect(cache.page([])).toBe('[]');
 });
 
-it('reuses the bytes of a page whose pets all keep their versions', () => {
+it('reuses the JSON of a page whose pets all keep their versions', () => {
   const cache = new PetJsonCache();
   const page = pets(3);
-  cache.listBytes(page);
+  cache.page(page);
   rename(page[1]!, 'Renamed');
-  expect(cache.listBytes(page).toString('utf8')).toBe(
+  expect(cache.page(page)).toBe(
     '[{"id":1,"name":"Pet 1","categoryId":1},{"id":2,"name":"Pet 2","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
   );
 });
@@ -109,9 +109,9 @@ it('reuses the bytes of a page whose pets all keep their versions', () => {
 it('makes a page anew once one of its pets has another version', () => {
   const cache = new PetJsonCache();
   const page = pets(3);
-  cache.listBytes(page);
+  cache.page(page);
   const changed = [page[0]!, { ...page[1]!, name: 'Renamed', version: 1 }, page[2]!];
-  expect(cache.listBytes(changed).toString('utf8')).toBe(
+  expect(cache.page(changed)).toBe(
     '[{"id":1,"name":"Pet 1","categoryId":1},{"id":2,"name":"Renamed","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
   );
 });
@@ -119,9 +119,9 @@ it('makes a page anew once one of its pets has another version', () => {
 it('makes a page anew once another pet takes a place in it', () => {
   const cache = new PetJsonCache();
   const [first, second, third] = pets(3);
-  cache.listBytes([first!, second!, third!]);
+  cache.page([first!, second!, third!]);
   const other: Pet = { id: 9, name: 'Other', categoryId: 1, version: 0 };
-  expect(cache.listBytes([first!, other, third!]).toString('utf8')).toBe(
+  expect(cache.page([first!, other, third!])).toBe(
     '[{"id":1,"name":"Pet 1","categoryId":1},{"id":9,"name":"Other","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
   );
 });
