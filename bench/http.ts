@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createApiKey } from './api-key.ts';
-import type { BaselineBodies } from './baseline-server.ts';
+import type { BaselineBodies, BodyName } from './baseline-server.ts';
 import { type LagFigures, measureCrossProcessLag } from './lag.ts';
 import { combineRuns, type LoadResult, pairedRatio, type PairedRatio, runLoad } from './load.ts';
 import type { Machine } from './machine.ts';
@@ -15,6 +15,8 @@ export type HttpFigure = {
   readonly petstore: LoadResult;
   readonly baseline: LoadResult;
   readonly ratio: PairedRatio;
+  /** The ceiling server (the same bytes with the pet store's headers) against the baseline. */
+  readonly ceiling?: { readonly run: LoadResult; readonly ratio: PairedRatio } | undefined;
 };
 
 export type HttpRun = {
@@ -58,13 +60,13 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
     const petstore = await startPetstore(machine, dataDir);
     try {
       const graphql = await probeGraphql(petstore.url, key.header);
-      const bodies = await captureBodies(petstore.url, key.header, graphql.body);
+      const bodies = await captureBodies(petstore.url, key.header, graphql.answer);
       const baseline = await startBaseline(machine, bodies);
       try {
         const scenarios = httpScenarios({
           authorization: key.header,
           petCount: options.petCount,
-          graphqlQuery: graphql.body === undefined ? undefined : GRAPHQL_LIST_QUERY,
+          graphqlQuery: graphql.answer === undefined ? undefined : GRAPHQL_LIST_QUERY,
         }).filter((scenario) => options.scenario === undefined || scenario.name.includes(options.scenario));
         if (scenarios.length === 0)
           throw new Error(
@@ -74,19 +76,27 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
         for (const scenario of scenarios) {
           options.log(`http: ${scenario.name}`);
           const load = { connections: scenario.connections, requests: scenario.requests };
-          await runLoad(baseline.url, { ...load, durationSeconds: options.warmupSeconds });
-          await runLoad(petstore.url, { ...load, durationSeconds: options.warmupSeconds });
+          const warmup = { ...load, durationSeconds: options.warmupSeconds };
+          await runLoad(baseline.url, warmup);
+          if (scenario.ceiling === true) await runLoad(baseline.ceilingUrl, warmup);
+          await runLoad(petstore.url, warmup);
           // Alternating rounds: a neighbour's burst of load slows both sides alike.
           const round = { ...load, durationSeconds: options.seconds / options.rounds };
           const baselineRuns: LoadResult[] = [];
+          const ceilingRuns: LoadResult[] = [];
           const petstoreRuns: LoadResult[] = [];
           for (let i = 0; i < options.rounds; i++) {
             const baselineRun = await runLoad(baseline.url, round);
+            const ceilingRun =
+              scenario.ceiling === true ? await runLoad(baseline.ceilingUrl, round) : undefined;
             const petstoreRun = await runLoad(petstore.url, round);
             baselineRuns.push(baselineRun);
+            if (ceilingRun !== undefined) ceilingRuns.push(ceilingRun);
             petstoreRuns.push(petstoreRun);
+            const ceilingNote =
+              ceilingRun === undefined ? '' : `, ceiling ${Math.round(ceilingRun.requestsPerSecond)} req/s`;
             options.log(
-              `http:   round ${i + 1}: baseline ${Math.round(baselineRun.requestsPerSecond)} req/s, pet store ${Math.round(petstoreRun.requestsPerSecond)} req/s`,
+              `http:   round ${i + 1}: baseline ${Math.round(baselineRun.requestsPerSecond)} req/s${ceilingNote}, pet store ${Math.round(petstoreRun.requestsPerSecond)} req/s`,
             );
           }
           figures.push({
@@ -94,6 +104,10 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
             petstore: combineRuns(petstoreRuns),
             baseline: combineRuns(baselineRuns),
             ratio: pairedRatio(petstoreRuns, baselineRuns),
+            ceiling:
+              ceilingRuns.length === 0
+                ? undefined
+                : { run: combineRuns(ceilingRuns), ratio: pairedRatio(ceilingRuns, baselineRuns) },
           });
         }
         if (options.scenario !== undefined)
@@ -125,9 +139,14 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
 async function captureBodies(
   url: string,
   authorization: string,
-  graphql: string | undefined,
+  graphql: Answer | undefined,
 ): Promise<BaselineBodies> {
-  const get = (pathname: string) => send(url, pathname, { headers: { authorization } });
+  const headers: Partial<Record<BodyName, Record<string, string>>> = {};
+  const get = async (name: BodyName, pathname: string) => {
+    const response = await send(url, pathname, { headers: { authorization } });
+    headers[name] = response.headers;
+    return response.body;
+  };
   const created = await send(url, '/v1/pets', {
     method: 'POST',
     headers: { authorization, 'content-type': 'application/json' },
@@ -143,35 +162,47 @@ async function captureBodies(
     headers: { authorization, 'content-type': 'application/json' },
     body: JSON.stringify({ petId: 3 }),
   });
-  const orderId = (JSON.parse(ordered) as { id: number }).id;
+  const orderId = (JSON.parse(ordered.body) as { id: number }).id;
   const cancelled = await send(url, `/v1/store/orders/${orderId}/cancel`, {
     method: 'POST',
     headers: { authorization },
   });
+  if (graphql !== undefined) headers.graphql = graphql.headers;
   return {
-    renamed,
-    ordered,
-    cancelled,
-    list20: await get('/v1/pets?limit=20'),
-    listAvailable100: await get('/v1/pets?status=available&limit=100'),
-    pet: await get('/v1/pets/1'),
-    history: await get('/v1/pets/2/history'),
-    created,
-    graphql: graphql ?? '{}',
+    renamed: renamed.body,
+    ordered: ordered.body,
+    cancelled: cancelled.body,
+    list20: await get('list20', '/v1/pets?limit=20'),
+    listAvailable100: await get('listAvailable100', '/v1/pets?status=available&limit=100'),
+    pet: await get('pet', '/v1/pets/1'),
+    history: await get('history', '/v1/pets/2/history'),
+    created: created.body,
+    graphql: graphql?.body ?? '{}',
+    headers,
   };
 }
 
-async function send(url: string, pathname: string, init: RequestInit): Promise<string> {
+/** Headers every HTTP server writes of its own accord, which the ceiling server must not send twice. */
+const FRAMING_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive']);
+
+/** A response of the pet store: its body, and its headers as the ceiling server replays them. */
+type Answer = { readonly body: string; readonly headers: Record<string, string> };
+
+async function send(url: string, pathname: string, init: RequestInit): Promise<Answer> {
   const response = await fetch(new URL(pathname, url), init);
   const body = await response.text();
   if (!response.ok) throw new Error(`${init.method ?? 'GET'} ${pathname}: ${response.status} ${body}`);
-  return body;
+  return { body, headers: ceilingHeaders(response) };
+}
+
+function ceilingHeaders(response: Response): Record<string, string> {
+  return Object.fromEntries([...response.headers].filter(([name]) => !FRAMING_HEADERS.has(name)));
 }
 
 async function probeGraphql(
   url: string,
   authorization: string,
-): Promise<{ body?: string; missing?: string }> {
+): Promise<{ answer?: Answer; missing?: string }> {
   if (!existsSync(path.join(ROOT, 'src/http/graphql')))
     return { missing: 'src/http/graphql does not exist yet' };
   const response = await fetch(new URL('/graphql', url), {
@@ -182,5 +213,5 @@ async function probeGraphql(
   const body = await response.text();
   if (!response.ok || body.includes('"errors"'))
     return { missing: `POST /graphql answered ${response.status}: ${body.slice(0, 200)}` };
-  return { body };
+  return { answer: { body, headers: ceilingHeaders(response) } };
 }

@@ -46,7 +46,7 @@ function table(header: string[], rows: string[][]): string {
 }
 
 export function httpTable(run: HttpRun): string {
-  const rows = run.figures.map(({ scenario, petstore, baseline, ratio: paired }) => {
+  const rows = run.figures.map(({ scenario, petstore, baseline, ratio: paired, ceiling }) => {
     const ratio = paired.median;
     const targets: string[] = [];
     const checks: boolean[] = [];
@@ -71,6 +71,7 @@ export function httpTable(run: HttpRun): string {
       percent(ratio),
       `${percent(paired.lowest)}–${percent(paired.highest)}`,
       percent(petstore.requestsPerSecond / baseline.requestsPerSecond),
+      ceiling === undefined ? '–' : percent(ceiling.ratio.median),
       targets.join(', ') || '–',
       checks.length === 0 ? '–' : met(checks.every(Boolean) && petstore.failures === 0),
     ];
@@ -88,6 +89,7 @@ export function httpTable(run: HttpRun): string {
     'Ratio',
     'Round ratios',
     'Ratio of totals',
+    'Headers ceiling',
     'Target',
     'Met',
   ];
@@ -339,7 +341,7 @@ export function report(info: RunInfo, machine: Machine, sections: Sections): str
   ];
   if (http !== undefined) {
     notes.push(
-      '- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of the pet store in any round lowers (and one of the baseline raises); p50/p99: over every response of every round',
+      "- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of the pet store in any round lowers (and one of the baseline raises); p50/p99: over every response of every round; Headers ceiling: the same bytes served by the same bare Fastify route with the response headers the pet store sent for them (X-Request-Id, the rate-limit set, Link, ETag, Deprecation…), as a share of the baseline, measured in the same rounds: what the interface's headers alone leave of the baseline on this stack",
     );
     notes.push(
       `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), authentication and rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,

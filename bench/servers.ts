@@ -49,8 +49,14 @@ export async function startPetstore(
   return { url: (match[1] ?? match[2])!, process };
 }
 
-/** The bare Fastify server of bench/baseline-server.ts, serving `bodies`, on the server core. */
-export async function startBaseline(machine: Machine, bodies: BaselineBodies): Promise<RunningServer> {
+/**
+ * The bare Fastify server of bench/baseline-server.ts, serving `bodies`, on the server core, with
+ * its ceiling server (the same bytes with the pet store's headers) in the same process.
+ */
+export async function startBaseline(
+  machine: Machine,
+  bodies: BaselineBodies,
+): Promise<RunningServer & { readonly ceilingUrl: string }> {
   const file = path.join(mkdtempSync(path.join(tmpdir(), 'petstore-bench-baseline-')), 'bodies.json');
   writeFileSync(file, JSON.stringify(bodies));
   const { process, match } = await spawnUntil(
@@ -58,11 +64,11 @@ export async function startBaseline(machine: Machine, bodies: BaselineBodies): P
     {
       cwd: ROOT,
       env: {},
-      ready: /^baseline listening (\S+)$/,
+      ready: /^baseline listening (\S+) (\S+)$/,
       timeoutMs: 30_000,
     },
   );
-  return { url: match[1]!, process };
+  return { url: match[1]!, ceilingUrl: match[2]!, process };
 }
 
 /** A port that was free a moment ago, for a server whose URL must be known before it logs. */

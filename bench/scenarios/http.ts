@@ -12,6 +12,11 @@ export type HttpScenario = {
   readonly minRatio?: number;
   /** Upper bound on the pet store's p99 latency, if there is one. */
   readonly maxP99Ms?: number;
+  /**
+   * Also measure the ceiling: the baseline's bytes with the pet store's response headers (see
+   * bench/baseline-server.ts), to tell what the interface's headers alone cost on this stack.
+   */
+  readonly ceiling?: boolean;
   readonly requests: Request[];
 };
 
@@ -117,14 +122,27 @@ export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
     },
   };
   const scenarios: HttpScenario[] = [
-    { name: 'GET /v1/pets?limit=20', connections: CONNECTIONS, minRatio: 0.8, requests: [list20] },
+    {
+      name: 'GET /v1/pets?limit=20',
+      connections: CONNECTIONS,
+      minRatio: 0.8,
+      ceiling: true,
+      requests: [list20],
+    },
     {
       name: 'GET /v1/pets?status=available&limit=100',
       connections: CONNECTIONS,
       minRatio: 0.7,
+      ceiling: true,
       requests: [listAvailable100],
     },
-    { name: 'GET /v1/pets/{id}', connections: CONNECTIONS, minRatio: 0.9, requests: [byId] },
+    {
+      name: 'GET /v1/pets/{id}',
+      connections: CONNECTIONS,
+      minRatio: 0.9,
+      ceiling: true,
+      requests: [byId],
+    },
     // An auditor's read: the pet's events from the store (no target: the first round measures it).
     { name: 'GET /v1/pets/{id}/history', connections: CONNECTIONS, requests: [history] },
     { name: 'POST /v1/pets (durable)', connections: 64, minRatio: 0.5, maxP99Ms: 10, requests: [create] },
@@ -149,6 +167,7 @@ export function httpScenarios(inputs: ScenarioInputs): HttpScenario[] {
       name: 'GraphQL pets(first: 20)',
       connections: CONNECTIONS,
       minRatio: 0.55,
+      ceiling: true,
       requests: [{ method: 'POST', path: '/graphql', headers: json, body }],
     });
   }
