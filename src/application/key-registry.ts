@@ -39,22 +39,16 @@ export class KeyRegistry {
    * keys, and a constant-time comparison on top would add nothing.
    */
   authenticate(secret: string, nowMs: number): ApiKey | undefined {
-    const hash = this.#digest(secret);
+    const known = this.#digests.get(secret);
+    const hash = known ?? (isWellFormedApiKey(secret) ? hashApiKey(secret) : undefined);
     if (hash === undefined) return undefined;
     const key = this.#keys.bySecretHash(hash);
     if (key === undefined) return undefined;
-    this.#remember(secret, hash);
+    if (known === undefined) this.#remember(secret, hash);
     return acceptsSecret(key, hash, nowMs) ? key : undefined;
   }
 
-  #digest(secret: string): string | undefined {
-    const known = this.#digests.get(secret);
-    if (known !== undefined) return known;
-    return isWellFormedApiKey(secret) ? hashApiKey(secret) : undefined;
-  }
-
   #remember(secret: string, hash: string): void {
-    if (this.#digests.has(secret)) return;
     if (this.#digests.size >= KNOWN_DIGESTS_MAX) this.#digests = new Map();
     this.#digests.set(secret, hash);
   }

@@ -28,6 +28,8 @@ export class ReadModel<State> {
   readonly #logger: Logger;
   readonly #listeners = new Set<(event: RecordedEvent) => void>();
   #state: State;
+  /** Moves whenever the state may have changed: see `version`. */
+  #version = 0;
   #checkpoint: bigint | undefined;
   #eventsSinceSnapshot = 0;
   /** The last event applied, and the id of the event at the checkpoint, for the next snapshot. */
@@ -50,6 +52,16 @@ export class ReadModel<State> {
   }
 
   /** Position of the last event this read model includes; undefined before the first. */
+  /**
+   * A number that changes whenever the state may have changed (an event folded in, a snapshot
+   * loaded, a rebuilt state taken), and only then: what a reader may keep an answer computed from
+   * the state for. It moves before and after each batch, so an answer computed while a batch is
+   * folded in (by a listener) is never taken for one computed after it.
+   */
+  get version(): number {
+    return this.#version;
+  }
+
   get checkpoint(): bigint | undefined {
     return this.#checkpoint;
   }
@@ -93,8 +105,10 @@ export class ReadModel<State> {
       return rebuild('the snapshot was not made from this event store');
     }
     try {
+      this.#version += 1;
       this.#state = this.projection.fromSnapshot(snapshot.parts);
     } catch (error) {
+      this.#version += 1;
       this.#state = this.projection.initialState();
       return rebuild(`the snapshot's state is unreadable: ${String(error)}`);
     }
@@ -118,6 +132,7 @@ export class ReadModel<State> {
     if (this.#checkpoint !== undefined) while (batch[from]!.position <= this.#checkpoint) from += 1;
     // Nothing below throws (evolve's and listeners' errors are caught), so the checkpoint moves once
     // per batch: replaying millions of events, per-event bookkeeping shows.
+    this.#version += 1;
     for (let i = from; i < batch.length; i++) {
       const event = batch[i]!;
       try {
@@ -135,6 +150,7 @@ export class ReadModel<State> {
       }
       if (this.#listeners.size > 0) this.#notify(event);
     }
+    this.#version += 1;
     this.#checkpoint = last.position;
     this.#lastEvent = last;
     this.#eventsSinceSnapshot += batch.length - from;
@@ -158,6 +174,7 @@ export class ReadModel<State> {
         `A rebuilt read model at ${rebuilt.checkpoint} cannot replace one at ${this.#checkpoint}.`,
       );
     }
+    this.#version += 1;
     this.#state = rebuilt.state;
     this.#interimFromVersion = undefined;
     this.#eventsSinceSnapshot += 1;

@@ -22,9 +22,10 @@ export type PetReadModel = {
   heldBy(id: number): number | undefined;
   /** How many live pets have each status. */
   countByStatus(): Record<PetStatus, number>;
+  /** The same object for the same query until the read model changes: never modify it. */
   page(query: { readonly status?: PetStatus; readonly after?: number; readonly limit: number }): {
-    pets: VersionedPet[];
-    hasMore: boolean;
+    readonly pets: readonly VersionedPet[];
+    readonly hasMore: boolean;
   };
   /** Calls `listener` with every change from now on, in store order; returns the unsubscription. */
   onChange(listener: (change: PetChange) => void): () => void;

@@ -125,3 +125,12 @@ it('makes a page anew once another pet takes a place in it', () => {
     '[{"id":1,"name":"Pet 1","categoryId":1},{"id":9,"name":"Other","categoryId":1},{"id":3,"name":"Pet 3","categoryId":1}]',
   );
 });
+
+it('answers a list it made the JSON for without reading its pets again', () => {
+  const cache = new PetJsonCache();
+  const page = pets(2);
+  const json = cache.page(page);
+  // Modifying a list once given breaks the contract of page(); here it shows the pets are not read.
+  page[0] = { id: 1, name: 'Changed', categoryId: 1, version: 1 };
+  expect(cache.page(page)).toBe(json);
+});
