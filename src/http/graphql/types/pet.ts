@@ -20,7 +20,9 @@ export const Pet = builder.objectRef<VersionedPet>('Pet').implement({
     id: t.expose('id', { type: SafeInt, description: `Assigned by the service; at most ${MAX_PET_ID}.` }),
     name: t.exposeString('name'),
     categoryId: t.expose('categoryId', { type: SafeInt }),
-    status: t.field({ type: PetStatus, nullable: true, resolve: (pet) => pet.status ?? null }),
+    // Exposed rather than resolved: graphql-jit reads a field without a resolver inline, where a
+    // resolver costs a call, a resolve info and a path per pet. An absent status is null either way.
+    status: t.expose('status', { type: PetStatus, nullable: true }),
     version: t.exposeInt('version', {
       description:
         'The revision of the pet’s stream: 0 when created, one more per change. REST sends it as the ETag; ' +
