@@ -8,7 +8,7 @@ import { MAX_PET_ID, type VersionedPet } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { connection } from '../page.ts';
+import { connection, exposedConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
 import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { PetStatus } from './pet-status.ts';
@@ -38,7 +38,7 @@ const AS_OF =
   'The past (needs audit:read): an RFC 3339 time (each pet as of its last event then) or a store position.';
 const PETS_ARGUMENTS = new Map([['limit', 'first']]);
 
-const PetConnection = builder.connectionObject({ type: Pet, name: 'PetConnection' }, { name: 'PetEdge' });
+const PetConnection = exposedConnection(Pet, { connection: 'PetConnection', edge: 'PetEdge' });
 
 builder.queryFields((t) => ({
   pet: t.field({
