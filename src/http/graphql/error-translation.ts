@@ -1,4 +1,4 @@
-import type { GraphQLError } from 'graphql';
+import type { ExecutionResult, GraphQLError } from 'graphql';
 import { createGraphQLError, handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { type AppError, InternalError, isAppError } from '../../shared/errors.ts';
 import type { GraphQLContext } from './builder.ts';
@@ -99,29 +99,13 @@ function asRequestErrors(errors: readonly GraphQLError[]): GraphQLError[] {
  * is still at hand: unexpected errors are logged with the request id.
  */
 export function useErrorTranslation(): Plugin<GraphQLContext> {
-  const translate = (context: GraphQLContext) => (errors: readonly GraphQLError[]) =>
-    errors.map((error) => {
-      const cause = rootCause(error);
-      // Headers a deliberate error asks for (WWW-Authenticate for insufficient_scope) go on the
-      // HTTP response, as REST sends them.
-      if (isAppError(cause)) context.reply.headers(cause.headers);
-      if (isUnexpected(error)) {
-        context.req.log.error(
-          { err: rootCause(error) ?? error, requestId: context.req.id, path: error.path },
-          'unexpected GraphQL error',
-        );
-      }
-      return toClientError(error);
-    });
   return {
     onExecute({ args }) {
-      const translateAll = translate(args.contextValue as GraphQLContext);
+      const context = args.contextValue as GraphQLContext;
       return {
         onExecuteDone: (payload) =>
           handleStreamOrSingleExecutionResult(payload, ({ result, setResult }) => {
-            if (!result.errors?.length) return;
-            const errors = translateAll(result.errors);
-            setResult({ ...result, errors: result.data === undefined ? asRequestErrors(errors) : errors });
+            if (result.errors?.length) setResult(translatedResult(result, context));
           }),
       };
     },
@@ -137,6 +121,28 @@ export function useErrorTranslation(): Plugin<GraphQLContext> {
     },
   };
 }
+
+/** An operation's result with its errors translated (see useErrorTranslation); the same result without errors. */
+export function translatedResult(result: ExecutionResult, context: GraphQLContext): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = translate(context)(result.errors);
+  return { ...result, errors: result.data === undefined ? asRequestErrors(errors) : errors };
+}
+
+const translate = (context: GraphQLContext) => (errors: readonly GraphQLError[]) =>
+  errors.map((error) => {
+    const cause = rootCause(error);
+    // Headers a deliberate error asks for (WWW-Authenticate for insufficient_scope) go on the
+    // HTTP response, as REST sends them.
+    if (isAppError(cause)) context.reply.headers(cause.headers);
+    if (isUnexpected(error)) {
+      context.req.log.error(
+        { err: rootCause(error) ?? error, requestId: context.req.id, path: error.path },
+        'unexpected GraphQL error',
+      );
+    }
+    return toClientError(error);
+  });
 
 function asGraphQLError(error: unknown): GraphQLError {
   if (isGraphQLError(error)) return error;

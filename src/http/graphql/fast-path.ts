@@ -2,6 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import { isAsyncIterable, processRegularResult } from 'graphql-yoga';
+import { isPromise } from '../../shared/maybe-promise.ts';
+import type { CompiledOperations } from './compiled-operations.ts';
 import type { PetStoreYoga } from './yoga.ts';
 
 type GraphQLParams = {
@@ -19,9 +21,10 @@ const PARAM_NAMES = new Set(['query', 'variables', 'operationName', 'extensions'
  * error translation and masking) and replies through Fastify directly. That skips building a
  * Fetch Request and Response per request, where most of the time went. Anything else, including
  * every failure before execution, returns `false` untouched and goes to Yoga's full handler, so
- * status codes and error bodies stay exactly Yoga's (and the GraphQL-over-HTTP spec's).
+ * status codes and error bodies stay exactly Yoga's (and the GraphQL-over-HTTP spec's). A query
+ * text seen before skips the pipeline too, as a compiled operation (see `compiled-operations.ts`).
  */
-export function fastPath(yoga: PetStoreYoga) {
+export function fastPath(yoga: PetStoreYoga, compiled?: CompiledOperations) {
   return async function tryFastPath(
     request: FastifyRequest,
     reply: FastifyReply,
@@ -31,6 +34,13 @@ export function fastPath(yoga: PetStoreYoga) {
     if (mediaType === undefined) return false;
     const params = parseParams(body);
     if (params === undefined) return false;
+
+    const known = compiled?.find(params.query, params.operationName, params.variables);
+    if (known !== undefined) {
+      const result = known.run(request, reply, params.variables);
+      await send(yoga, reply, isPromise(result) ? await result : result, mediaType);
+      return true;
+    }
 
     const enveloped = yoga.getEnveloped({
       req: request,
@@ -48,6 +58,7 @@ export function fastPath(yoga: PetStoreYoga) {
     }
     const operation = getOperationAST(document, params.operationName ?? undefined);
     if (operation === null || operation === undefined || operation.operation === 'subscription') return false;
+    compiled?.remember(params.query, document);
 
     const contextValue = await enveloped.contextFactory();
     const result = await enveloped.execute({

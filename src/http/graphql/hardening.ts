@@ -48,8 +48,7 @@ export function hardeningPlugins(options: { introspection: boolean }): Plugin[] 
     // When the operation runs, with its variables: see cost.ts.
     costLimit(maxCost),
   ];
-  if (options.introspection) return plugins;
-  // Without introspection, "Did you mean …?" suggestions would still leak the schema.
+  if (!hidesSuggestions(options)) return plugins;
   return [...plugins, noIntrospection, hideSuggestions];
 }
 
@@ -69,6 +68,11 @@ function asValidationError(describe: (found: string) => string) {
       },
     ],
   };
+}
+
+/** Where introspection is off, "Did you mean …?" suggestions would still leak the schema. */
+export function hidesSuggestions(options: { introspection: boolean }): boolean {
+  return !options.introspection;
 }
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
@@ -108,12 +112,12 @@ const hideSuggestions: Plugin = {
   },
   onExecute({ executeFn, setExecuteFn }) {
     setExecuteFn((args) => executeFn({ ...args, hideSuggestions: true } as typeof args));
-    return { onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, withoutSuggestions) };
+    return { onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, cleanResult) };
   },
   onSubscribe({ subscribeFn, setSubscribeFn }) {
     setSubscribeFn((args) => subscribeFn({ ...args, hideSuggestions: true } as typeof args));
     return {
-      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, withoutSuggestions),
+      onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, cleanResult),
     };
   },
 };
@@ -121,15 +125,21 @@ const hideSuggestions: Plugin = {
 /** graphql-js's didYouMean: " Did you mean "a", "b", or "c"?" or " Did you mean the enum value "a"?". */
 const SUGGESTION = / Did you mean [^?]*\?/g;
 
-function withoutSuggestions({
+function cleanResult({
   result,
   setResult,
 }: {
   result: ExecutionResult;
   setResult: (result: ExecutionResult) => void;
 }): void {
-  if (!result.errors?.some((error) => error.message.includes(' Did you mean '))) return;
-  setResult({
+  const cleaned = withoutSuggestions(result);
+  if (cleaned !== result) setResult(cleaned);
+}
+
+/** The result with no suggestion in its errors' messages; the same result when none has one. */
+export function withoutSuggestions(result: ExecutionResult): ExecutionResult {
+  if (!result.errors?.some((error) => error.message.includes(' Did you mean '))) return result;
+  return {
     ...result,
     errors: result.errors.map((error) =>
       createGraphQLError(error.message.replace(SUGGESTION, ''), {
@@ -141,5 +151,5 @@ function withoutSuggestions({
         extensions: error.extensions,
       }),
     ),
-  });
+  };
 }

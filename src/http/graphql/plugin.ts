@@ -4,7 +4,9 @@ import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
+import { compiledOperations } from './compiled-operations.ts';
 import { fastPath } from './fast-path.ts';
+import { schema } from './index.ts';
 import { createPetStoreYoga, GRAPHQL_PATH, type PetStoreYoga } from './yoga.ts';
 
 export type GraphQLRoutesOptions = {
@@ -23,14 +25,17 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   // ending the streams first, app.close() would wait for every subscriber to leave.
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
-  const yoga = createPetStoreYoga({
+  const yogaOptions = {
     application: options.application,
     introspection: options.config.introspection,
     logger: app.log,
     closing: closing.signal,
     observers: options.observers ?? [],
-  });
-  const tryFastPath = fastPath(yoga);
+  };
+  const yoga = createPetStoreYoga(yogaOptions);
+  // Observers see operations through Yoga's pipeline, which compiled operations skip.
+  const compiled = yogaOptions.observers.length === 0 ? compiledOperations(schema, yogaOptions) : undefined;
+  const tryFastPath = fastPath(yoga, compiled);
 
   // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body as text, unparsed.
   app.removeAllContentTypeParsers();

@@ -1,3 +1,4 @@
+import type { ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import type { GraphQLContext } from './builder.ts';
 
@@ -12,9 +13,8 @@ export function useStorePosition(): Plugin<GraphQLContext> {
     setResult,
     args,
   }) => {
-    const position = (args.contextValue as GraphQLContext).req.storePosition;
-    if (position === undefined) return;
-    setResult({ ...result, extensions: { ...result.extensions, storePosition: position.toString() } });
+    const positioned = withStorePosition(result, args.contextValue as GraphQLContext);
+    if (positioned !== result) setResult(positioned);
   };
   return {
     onExecute: () => ({
@@ -24,6 +24,13 @@ export function useStorePosition(): Plugin<GraphQLContext> {
       onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, withPosition),
     }),
   };
+}
+
+/** The result with its request's store position, or the same result when the request wrote nothing. */
+export function withStorePosition(result: ExecutionResult, context: GraphQLContext): ExecutionResult {
+  const position = context.req.storePosition;
+  if (position === undefined) return result;
+  return { ...result, extensions: { ...result.extensions, storePosition: position.toString() } };
 }
 
 /** A subscription's resolver tells the position of the event it resolves (see useStorePosition). */

@@ -1,6 +1,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import { type DocumentNode, Kind } from 'graphql';
+import type { CompilerOptions } from 'graphql-jit';
 import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import { requestContext } from '../request-context.ts';
@@ -27,7 +28,7 @@ export type YogaOptions = {
 
 /** The Yoga server for one application; Fastify routes requests to it (see `plugin.ts`). */
 export function createPetStoreYoga(options: YogaOptions) {
-  const { application, closing } = options;
+  const createContext = graphqlContext(options);
   return createYoga<ServerContext, GraphQLContext>({
     schema,
     graphqlEndpoint: GRAPHQL_PATH,
@@ -42,28 +43,21 @@ export function createPetStoreYoga(options: YogaOptions) {
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error) },
     logging: yogaLogger(options.logger),
-    context: ({ req, reply }): GraphQLContext => ({
-      application,
-      requestContext: requestContext(req),
-      req,
-      reply,
-      closing,
-    }),
+    context: ({ req, reply }) => createContext(req, reply),
     // These run on both paths. On the fast path (`fast-path.ts`) a plugin sees the request as a
-    // `FastPathRequest`: its method and headers, no url, body or signal.
+    // `FastPathRequest`: its method and headers, no url, body or signal. A compiled operation
+    // (`compiled-operations.ts`) runs without them: what they do per request is repeated there, in
+    // this order.
     plugins: [
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
       useStorePosition(),
-      useGraphQlJit(
-        {},
-        {
-          // The operation still runs, on graphql-js; a document graphql-jit cannot compile is worth a look.
-          onError: (failure) =>
-            options.logger.warn({ errors: failure.errors }, 'graphql-jit could not compile a document'),
-          enableIf: ({ document }) => hasOneOperation(document) && !isSubscription(document),
-        },
-      ),
+      useGraphQlJit(JIT_COMPILER_OPTIONS, {
+        // The operation still runs, on graphql-js; a document graphql-jit cannot compile is worth a look.
+        onError: (failure) =>
+          options.logger.warn({ errors: failure.errors }, 'graphql-jit could not compile a document'),
+        enableIf: ({ document }) => hasOneOperation(document) && !isSubscription(document),
+      }),
       useErrorTranslation(),
       ...(options.observers ?? []),
     ],
@@ -72,13 +66,28 @@ export function createPetStoreYoga(options: YogaOptions) {
 
 export type PetStoreYoga = ReturnType<typeof createPetStoreYoga>;
 
+/** graphql-jit's defaults, for Yoga's plugin and for compiled operations alike. */
+export const JIT_COMPILER_OPTIONS: Partial<CompilerOptions> = Object.freeze({});
+
+/** The context every operation gets, whichever path runs it. */
+export function graphqlContext(options: Pick<YogaOptions, 'application' | 'closing'>) {
+  const { application, closing } = options;
+  return (req: FastifyRequest, reply: FastifyReply): GraphQLContext => ({
+    application,
+    requestContext: requestContext(req),
+    req,
+    reply,
+    closing,
+  });
+}
+
 /**
  * graphql-jit caches a compiled operation per document object, whatever the operation name, and
  * Yoga's parser cache hands out one object per query text: with two operations in a document,
  * every later request would run whichever compiled first (a GET could run a mutation). Documents
  * with several operations therefore run on graphql-js.
  */
-function hasOneOperation(document: DocumentNode): boolean {
+export function hasOneOperation(document: DocumentNode): boolean {
   let operations = 0;
   for (const definition of document.definitions) {
     if (definition.kind === Kind.OPERATION_DEFINITION && ++operations > 1) return false;

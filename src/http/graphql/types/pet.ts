@@ -8,7 +8,7 @@ import { MAX_PET_ID, type VersionedPet } from '../../../domain/pets.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { connection } from '../page.ts';
+import { connection, exposedConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
 import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { PetStatus } from './pet-status.ts';
@@ -20,7 +20,9 @@ export const Pet = builder.objectRef<VersionedPet>('Pet').implement({
     id: t.expose('id', { type: SafeInt, description: `Assigned by the service; at most ${MAX_PET_ID}.` }),
     name: t.exposeString('name'),
     categoryId: t.expose('categoryId', { type: SafeInt }),
-    status: t.field({ type: PetStatus, nullable: true, resolve: (pet) => pet.status ?? null }),
+    // Exposed rather than resolved: graphql-jit reads a field without a resolver inline, where a
+    // resolver costs a call, a resolve info and a path per pet. An absent status is null either way.
+    status: t.expose('status', { type: PetStatus, nullable: true }),
     version: t.exposeInt('version', {
       description:
         'The revision of the pet’s stream: 0 when created, one more per change. REST sends it as the ETag; ' +
@@ -36,7 +38,7 @@ const AS_OF =
   'The past (needs audit:read): an RFC 3339 time (each pet as of its last event then) or a store position.';
 const PETS_ARGUMENTS = new Map([['limit', 'first']]);
 
-const PetConnection = builder.connectionObject({ type: Pet, name: 'PetConnection' }, { name: 'PetEdge' });
+const PetConnection = exposedConnection(Pet, { connection: 'PetConnection', edge: 'PetEdge' });
 
 builder.queryFields((t) => ({
   pet: t.field({
