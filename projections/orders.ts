@@ -7,7 +7,7 @@ import {
   ORDER_EVENT_TYPES,
 } from '../src/domain/orders.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
-import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
+import { SortedIds } from './sorted-ids.ts';
 
 /**
  * The orders read model: every order by id with the revision of its stream it reflects, and ids in
@@ -21,7 +21,7 @@ export type OrdersState = {
   readonly byOwner: Map<string, OrderIndex>;
 };
 
-export type OrderIndex = { readonly ids: number[]; readonly byStatus: Record<OrderStatus, number[]> };
+export type OrderIndex = { readonly ids: SortedIds; readonly byStatus: Record<OrderStatus, SortedIds> };
 
 export const ordersProjection: Projection<OrdersState> = {
   name: 'orders',
@@ -38,7 +38,7 @@ export const ordersProjection: Projection<OrdersState> = {
     return state;
   },
   toSnapshot(state: OrdersState): VersionedOrder[] {
-    return state.all.ids.map((id) => state.byId.get(id)!);
+    return [...state.all.ids].map((id) => state.byId.get(id)!);
   },
   fromSnapshot(raw: unknown): OrdersState {
     const state = initialState();
@@ -53,10 +53,10 @@ function initialState(): OrdersState {
 
 function emptyIndex(): OrderIndex {
   return {
-    ids: [],
-    byStatus: Object.fromEntries(ORDER_STATUSES.map((status) => [status, []])) as unknown as Record<
+    ids: new SortedIds(),
+    byStatus: Object.fromEntries(ORDER_STATUSES.map((status) => [status, new SortedIds()])) as Record<
       OrderStatus,
-      number[]
+      SortedIds
     >,
   };
 }
@@ -67,9 +67,9 @@ function put(state: OrdersState, order: VersionedOrder, before: VersionedOrder |
   let own = state.byOwner.get(owner);
   if (own === undefined) state.byOwner.set(owner, (own = emptyIndex()));
   for (const index of [state.all, own]) {
-    if (before === undefined) insertSorted(index.ids, order.id);
-    else removeSorted(index.byStatus[before.status], order.id);
-    insertSorted(index.byStatus[order.status], order.id);
+    if (before === undefined) index.ids.insert(order.id);
+    else index.byStatus[before.status].remove(order.id);
+    index.byStatus[order.status].insert(order.id);
   }
 }
 
@@ -86,7 +86,6 @@ export function pageOrders(
   const index = query.owner === undefined ? state.all : state.byOwner.get(query.owner);
   if (index === undefined) return { orders: [], hasMore: false };
   const ids = query.status === undefined ? index.ids : index.byStatus[query.status];
-  const start = query.after === undefined ? 0 : firstIndexAfter(ids, query.after);
-  const pageIds = ids.slice(start, start + query.limit);
-  return { orders: pageIds.map((id) => state.byId.get(id)!), hasMore: start + query.limit < ids.length };
+  const page = ids.page(query.after, query.limit);
+  return { orders: page.ids.map((id) => state.byId.get(id)!), hasMore: page.hasMore };
 }

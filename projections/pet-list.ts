@@ -1,7 +1,7 @@
 import { PET_STATUSES, type Pet, type PetStatus, type VersionedPet } from '../src/domain/pets.ts';
 import { IdTable } from './id-table.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
-import { firstIndexAfter, insertSorted, removeSorted } from './sorted-ids.ts';
+import { SortedIds } from './sorted-ids.ts';
 
 /**
  * The pet-list read model: every live pet by id with the revision of its stream it reflects, and
@@ -16,8 +16,8 @@ export type PetListState = {
   readonly removed: Map<number, number>;
   /** Pets an order holds (pending by that order), by pet id: the order's id. */
   readonly heldBy: Map<number, number>;
-  readonly ids: number[];
-  readonly idsByStatus: Record<PetStatus, number[]>;
+  readonly ids: SortedIds;
+  readonly idsByStatus: Record<PetStatus, SortedIds>;
 };
 
 const STATUS_INDEX = Object.fromEntries(PET_STATUSES.map((status, i) => [status, i])) as Record<
@@ -81,6 +81,8 @@ export const petListProjection: Projection<PetListState> = {
   },
   fromSnapshot(parts: readonly unknown[]): PetListState {
     const state = initialState();
+    const allIds: number[] = [];
+    const idsByStatus: Record<PetStatus, number[]> = { available: [], pending: [], sold: [] };
     for (const part of parts as ReadonlyArray<PetsPart | RemovedPart>) {
       if ('removed' in part) {
         for (let i = 0; i < part.removed.length; i += 2)
@@ -100,14 +102,22 @@ export const petListProjection: Projection<PetListState> = {
           status,
           version: versions[i]!,
         });
-        state.ids.push(id);
-        if (status !== undefined) state.idsByStatus[status].push(id);
+        allIds.push(id);
+        if (status !== undefined) idsByStatus[status].push(id);
       }
     }
     // Snapshots written by earlier code list pets in creation order: ids ascend but for the
     // interleaved blocks of several processes.
-    for (const ids of [state.ids, ...Object.values(state.idsByStatus)]) sortIfNeeded(ids);
-    return state;
+    const index = (unsorted: number[]) => SortedIds.fromAscending(sortIfNeeded(unsorted));
+    return {
+      ...state,
+      ids: index(allIds),
+      idsByStatus: {
+        available: index(idsByStatus.available),
+        pending: index(idsByStatus.pending),
+        sold: index(idsByStatus.sold),
+      },
+    };
   },
 };
 
@@ -130,13 +140,11 @@ function* snapshotParts(
   yield { removed, heldBy };
 }
 
-function sortIfNeeded(ids: number[]): void {
+function sortIfNeeded(ids: number[]): number[] {
   for (let i = 1; i < ids.length; i++) {
-    if (ids[i - 1]! > ids[i]!) {
-      ids.sort((a, b) => a - b);
-      return;
-    }
+    if (ids[i - 1]! > ids[i]!) return ids.sort((a, b) => a - b);
   }
+  return ids;
 }
 
 function initialState(): PetListState {
@@ -144,8 +152,8 @@ function initialState(): PetListState {
     byId: new IdTable(),
     removed: new Map(),
     heldBy: new Map(),
-    ids: [],
-    idsByStatus: { available: [], pending: [], sold: [] },
+    ids: new SortedIds(),
+    idsByStatus: { available: new SortedIds(), pending: new SortedIds(), sold: new SortedIds() },
   };
 }
 
@@ -162,8 +170,8 @@ function record(pet: Pet, revision: bigint): PetRecord {
 
 function add(state: PetListState, pet: PetRecord): void {
   state.byId.set(pet.id, pet);
-  insertSorted(state.ids, pet.id);
-  if (pet.status !== undefined) insertSorted(state.idsByStatus[pet.status], pet.id);
+  state.ids.insert(pet.id);
+  if (pet.status !== undefined) state.idsByStatus[pet.status].insert(pet.id);
 }
 
 /** Replaces a live pet by its changed copy, unless the event is one the record already reflects. */
@@ -177,8 +185,8 @@ function change(
   const next = { ...changed(pet), version: Number(event.revision) };
   state.byId.set(pet.id, next);
   if (next.status !== pet.status) {
-    if (pet.status !== undefined) removeSorted(state.idsByStatus[pet.status], pet.id);
-    if (next.status !== undefined) insertSorted(state.idsByStatus[next.status], pet.id);
+    if (pet.status !== undefined) state.idsByStatus[pet.status].remove(pet.id);
+    if (next.status !== undefined) state.idsByStatus[next.status].insert(pet.id);
   }
   return state;
 }
@@ -196,8 +204,8 @@ function remove(state: PetListState, event: ProjectedEvent): PetListState {
   const pet = state.byId.get(event.data.id as number);
   if (pet === undefined || event.revision <= pet.version) return state;
   state.byId.delete(pet.id);
-  removeSorted(state.ids, pet.id);
-  if (pet.status !== undefined) removeSorted(state.idsByStatus[pet.status], pet.id);
+  state.ids.remove(pet.id);
+  if (pet.status !== undefined) state.idsByStatus[pet.status].remove(pet.id);
   state.removed.set(pet.id, Number(event.revision));
   return state;
 }
@@ -207,8 +215,7 @@ export function pagePets(
   state: PetListState,
   query: { readonly status?: PetStatus; readonly after?: number; readonly limit: number },
 ): { pets: PetRecord[]; hasMore: boolean } {
-  const ids = query.status === undefined ? state.ids : state.idsByStatus[query.status];
-  const start = query.after === undefined ? 0 : firstIndexAfter(ids, query.after);
-  const pageIds = ids.slice(start, start + query.limit);
-  return { pets: pageIds.map((id) => state.byId.get(id)!), hasMore: start + query.limit < ids.length };
+  const index = query.status === undefined ? state.ids : state.idsByStatus[query.status];
+  const { ids, hasMore } = index.page(query.after, query.limit);
+  return { pets: ids.map((id) => state.byId.get(id)!), hasMore };
 }
