@@ -60,11 +60,9 @@ type Row = {
 /** A position as 16 big-endian bytes: byte order is number order, for KurrentDB's 128-bit ones too. */
 export function positionKey(position: bigint): Uint8Array {
   const key = new Uint8Array(16);
-  let rest = position;
-  for (let i = 15; i >= 0; i--) {
-    key[i] = Number(rest & 0xffn);
-    rest >>= 8n;
-  }
+  const view = new DataView(key.buffer);
+  view.setBigUint64(0, BigInt.asUintN(64, position >> 64n));
+  view.setBigUint64(8, BigInt.asUintN(64, position));
   return key;
 }
 
@@ -187,6 +185,7 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   /** One transaction: the events this index does not hold yet (another process may have added some). */
   #apply(events: readonly RecordedEvent[]): void {
     const last = events[events.length - 1]!;
+    let committed: bigint;
     this.#db.exec('BEGIN IMMEDIATE');
     try {
       const checkpoint = this.#readCheckpoint();
@@ -194,15 +193,14 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
         if (checkpoint !== undefined && event.position <= checkpoint) continue;
         if (PET_EVENT_TYPES.has(event.type)) this.#applyPetEvent(event);
       }
-      if (checkpoint === undefined || last.position > checkpoint) {
-        this.#statements.setMeta.run('checkpoint', last.position.toString());
-      }
+      committed = checkpoint === undefined || last.position > checkpoint ? last.position : checkpoint;
+      if (committed !== checkpoint) this.#statements.setMeta.run('checkpoint', committed.toString());
       this.#db.exec('COMMIT');
     } catch (error) {
       this.#db.exec('ROLLBACK');
       throw error;
     }
-    this.#checkpoint = this.#readCheckpoint();
+    this.#checkpoint = committed;
     this.#wake();
   }
 
@@ -225,9 +223,9 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
       );
       return;
     }
-    const current = this.#statements.current.get(id) as Row | undefined;
-    if (current === undefined || current.version >= version) return;
-    this.#statements.close.run(at, timeMs, id);
+    // Closes the pet's current version unless it is this one or a later one (a replay).
+    const current = this.#statements.close.get(at, timeMs, id, version) as Row | undefined;
+    if (current === undefined) return;
     const next = { ...current, version };
     if (event.type === 'PetRenamed') next.name = data.name as string;
     if (event.type === 'PetRecategorised') next.category_id = data.categoryId as number;
@@ -289,8 +287,10 @@ function prepare(db: DatabaseSync) {
       `INSERT OR IGNORE INTO pet_versions (pet_id, from_pos, from_time, version, removed, name, category_id, status)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    current: db.prepare(`SELECT ${COLUMNS} FROM pet_versions WHERE pet_id = ? AND to_pos IS NULL`),
-    close: db.prepare('UPDATE pet_versions SET to_pos = ?, to_time = ? WHERE pet_id = ? AND to_pos IS NULL'),
+    close: db.prepare(
+      `UPDATE pet_versions SET to_pos = ?, to_time = ? WHERE pet_id = ? AND to_pos IS NULL AND version < ?
+       RETURNING ${COLUMNS}`,
+    ),
     petAtPosition: db.prepare(
       `SELECT ${COLUMNS} FROM pet_versions WHERE pet_id = ? AND from_pos <= ? ORDER BY from_pos DESC LIMIT 1`,
     ),

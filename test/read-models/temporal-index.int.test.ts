@@ -45,6 +45,10 @@ async function renamedPet(): Promise<{ created: bigint; renamed: bigint }> {
 }
 
 describe('positionKey', () => {
+  it('writes a position as 16 big-endian bytes', () => {
+    expect([...positionKey((5n << 64n) | 0x0102n)]).toEqual([0, 0, 0, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 1, 2]);
+  });
+
   it('orders keys as their positions, KurrentDB’s 128-bit ones included', () => {
     const positions = [0n, 1n, 255n, 256n, 2n ** 64n, (5n << 64n) | 3n, (5n << 64n) | 4n, (6n << 64n) | 0n];
     const keys = positions.map((position) => Buffer.from(positionKey(position)));
