@@ -2,7 +2,7 @@ import type { HistoryEntry, HistoryPage } from '../../../application/index.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { connection } from '../page.ts';
+import { connection, exposedConnection } from '../page.ts';
 import { Order } from './order.ts';
 import { Pet } from './pet.ts';
 
@@ -36,10 +36,10 @@ const HistoryEvent = builder.objectRef<HistoryEntry>('HistoryEvent').implement({
   }),
 });
 
-const HistoryConnection = builder.connectionObject(
-  { type: HistoryEvent, name: 'HistoryConnection' },
-  { name: 'HistoryEdge' },
-);
+const HistoryConnection = exposedConnection(HistoryEvent, {
+  connection: 'HistoryConnection',
+  edge: 'HistoryEdge',
+});
 const ARGUMENTS = new Map([['limit', 'first']]);
 
 function historyConnection(page: HistoryPage) {

@@ -11,7 +11,7 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { liveStream } from '../live-stream.ts';
-import { connection } from '../page.ts';
+import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
 import { Pet } from './pet.ts';
 import { SafeInt } from './safe-int.ts';
@@ -84,10 +84,7 @@ const NewOrder = builder.inputType('NewOrder', {
   }),
 });
 
-const OrderConnection = builder.connectionObject(
-  { type: Order, name: 'OrderConnection' },
-  { name: 'OrderEdge' },
-);
+const OrderConnection = exposedConnection(Order, { connection: 'OrderConnection', edge: 'OrderEdge' });
 const ORDER_ARGUMENTS = new Map([
   ['orderId', 'id'],
   ['limit', 'first'],
