@@ -28,12 +28,14 @@ export type EventMetadata = {
 };
 
 export function newEventMetadata(clock: Clock, context: RequestContext, schemaVersion = 1): EventMetadata {
-  return {
+  const metadata: { -readonly [K in keyof EventMetadata]: EventMetadata[K] } = {
     eventId: randomUUID(),
     occurredAt: clock.now().toISOString(),
     correlationId: context.correlationId,
     causationId: context.causationId ?? context.correlationId,
     schemaVersion,
-    ...(context.apiKeyId === undefined ? {} : { apiKeyId: context.apiKeyId }),
   };
+  // Assigned, not spread from a conditional object: one allocation fewer on every write.
+  if (context.apiKeyId !== undefined) metadata.apiKeyId = context.apiKeyId;
+  return metadata;
 }
