@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { operationCost } from '../../../src/http/graphql/cost.ts';
 import { GRAPHQL_LIMITS } from '../../../src/http/graphql/hardening.ts';
 import { parse } from 'graphql';
+import { RequestCache } from '@pothos/plugin-scope-auth';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
 
 /** Requests answered by a compiled operation, in every app built here. */
@@ -77,6 +78,23 @@ describe('compiled operations', () => {
     expect(second.body).toBe(
       '{"data":{"pets":{"edges":[{"node":{"id":1,"name":"Rex","categoryId":7,"status":"sold"}}]}}}',
     );
+  });
+
+  it('drop the scope cache of each request once it is answered, on both paths', async () => {
+    // Left in Pothos's WeakMap until a full collection, dead contexts made every young-generation
+    // collection slower (about 22 ms instead of 1.7 under GraphQL load).
+    const cleared = vi.spyOn(RequestCache, 'clearForContext');
+    try {
+      const { first, second } = await twice(reader, { query: fresh('{ pet(id: 1) { id } }') });
+      expect([first.compiled, second.compiled]).toEqual([false, true]);
+      expect(cleared).toHaveBeenCalledTimes(2);
+      const [[firstContext], [secondContext]] = cleared.mock.calls as [[object], [object]];
+      expect(firstContext).not.toBe(secondContext);
+      expect(firstContext).toHaveProperty('requestContext');
+      expect(secondContext).toHaveProperty('requestContext');
+    } finally {
+      cleared.mockRestore();
+    }
   });
 
   it('render a resolver’s error as the pipeline does', async () => {
