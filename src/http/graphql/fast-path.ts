@@ -2,7 +2,6 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type ExecutionResult, getOperationAST } from 'graphql';
 import { isAsyncIterable, processRegularResult } from 'graphql-yoga';
-import { RequestCache } from '@pothos/plugin-scope-auth';
 import { isPromise } from '../../shared/maybe-promise.ts';
 import type { CompiledOperations } from './compiled-operations.ts';
 import type { PetStoreYoga } from './yoga.ts';
@@ -70,7 +69,6 @@ export function fastPath(yoga: PetStoreYoga, compiled?: CompiledOperations) {
       operationName: params.operationName ?? null,
     });
     if (isAsyncIterable(result)) throw new Error('An incremental result reached the fast path.');
-    RequestCache.clearForContext(contextValue); // as compiled operations do: see there
     await send(
       yoga,
       reply,

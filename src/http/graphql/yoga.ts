@@ -9,6 +9,7 @@ import type { GraphQLContext } from './builder.ts';
 import { toClientError, useErrorTranslation } from './error-translation.ts';
 import { hardeningPlugins } from './hardening.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
+import { useScopeCacheRelease } from './scope-cache.ts';
 import { useStorePosition } from './store-position.ts';
 import { schema } from './index.ts';
 
@@ -52,6 +53,7 @@ export function createPetStoreYoga(options: YogaOptions) {
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
       useStorePosition(),
+      useScopeCacheRelease(),
       useGraphQlJit(JIT_COMPILER_OPTIONS, {
         // The operation still runs, on graphql-js; a document graphql-jit cannot compile is worth a look.
         onError: (failure) =>

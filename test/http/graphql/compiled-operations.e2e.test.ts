@@ -82,7 +82,7 @@ describe('compiled operations', () => {
 
   it('drop the scope cache of each request once it is answered, on both paths', async () => {
     // Left in Pothos's WeakMap until a full collection, dead contexts made every young-generation
-    // collection slower (about 22 ms instead of 1.7 under GraphQL load).
+    // collection slower (see src/http/graphql/scope-cache.ts).
     const cleared = vi.spyOn(RequestCache, 'clearForContext');
     try {
       const { first, second } = await twice(reader, { query: fresh('{ pet(id: 1) { id } }') });
