@@ -41,7 +41,9 @@ function relentlessClient(): {
   response: Promise<string>;
   written: () => number;
 } {
-  const socket = connect(port, '127.0.0.1');
+  // Half-open allowed: a Node socket otherwise ends its own side when the server's FIN arrives,
+  // and its next write fails and destroys it, so the client would stop sending on its own.
+  const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
   let written = 0;
   let response = '';
   const chunk = `10000\r\n${'a'.repeat(0x10000)}\r\n`;
