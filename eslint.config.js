@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'coverage/**', '.data/**', '.cache/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '.data/**', '.cache/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

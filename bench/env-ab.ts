@@ -8,7 +8,7 @@ import { createApiKey } from './api-key.ts';
 import { runLoad } from './load.ts';
 import { describeAndPinMachine, onServerCpu } from './machine.ts';
 import { seedDataDir } from './seed.ts';
-import { petstoreEnv, ROOT } from './servers.ts';
+import { buildPetstore, PETSTORE_BIN, petstoreEnv, ROOT } from './servers.ts';
 
 /**
  * What one setting costs per request: two pet stores on one seeded store, A as the benchmark runs
@@ -34,6 +34,7 @@ const extra = Object.fromEntries((values.b ?? []).map((pair) => pair.split('=') 
 if (Object.keys(extra).length === 0) throw new Error('say what B adds: --b NAME=value');
 
 const machine = describeAndPinMachine();
+buildPetstore();
 const TICKS_PER_SECOND = 100; // Linux's USER_HZ
 
 /** A process's CPU time so far, user and system, in seconds (Linux /proc). */
@@ -46,7 +47,7 @@ const servers: ChildProcess[] = [];
 
 /** A pet store whose output is drained unread once it listens, as a log collector would take it. */
 async function start(env: Record<string, string>): Promise<{ url: string; pid: number }> {
-  const [command, args] = onServerCpu(machine, [path.join(ROOT, 'bin/petstore.js'), 'start']);
+  const [command, args] = onServerCpu(machine, [PETSTORE_BIN, 'start']);
   const child = spawn(command, args, {
     cwd: ROOT,
     env: { ...process.env, ...petstoreEnv(dataDir, 0), ...env },

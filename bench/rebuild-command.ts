@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { type Machine, onServerCpu } from './machine.ts';
-import { ROOT } from './servers.ts';
+import { PETSTORE_BIN, ROOT } from './servers.ts';
 
 export type RebuildCommandFigures = {
   readonly events: number;
@@ -20,12 +19,7 @@ export async function measureRebuildCommand(
   machine: Machine,
   dataDir: string,
 ): Promise<RebuildCommandFigures> {
-  const [command, args] = onServerCpu(machine, [
-    path.join(ROOT, 'bin/petstore.js'),
-    'projections',
-    'rebuild',
-    'pet-list',
-  ]);
+  const [command, args] = onServerCpu(machine, [PETSTORE_BIN, 'projections', 'rebuild', 'pet-list']);
   const started = performance.now();
   const child = spawn(command, args, {
     cwd: ROOT,

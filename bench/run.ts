@@ -7,7 +7,7 @@ import { runHttpBenchmark } from './http.ts';
 import { describeAndPinMachine } from './machine.ts';
 import { report } from './report.ts';
 import { runScaleBenchmark } from './scale.ts';
-import { ROOT } from './servers.ts';
+import { buildPetstore, ROOT } from './servers.ts';
 import { runReadLatencyBenchmark } from './read-latency.ts';
 import { runStoreBenchmark } from './store.ts';
 import { runWorkersBenchmark } from './workers.ts';
@@ -70,6 +70,8 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
 const machine = describeAndPinMachine();
+log('building the bundle production runs (npm run build)');
+buildPetstore();
 if (values.scenario !== undefined && values.only === 'store')
   throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
 const only = values.scenario === undefined ? values.only : 'http';

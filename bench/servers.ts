@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -7,6 +8,23 @@ import { type Child, spawnUntil } from './child-process.ts';
 import { type Machine, onEveryCpu, onServerCpu } from './machine.ts';
 
 export const ROOT = path.resolve(import.meta.dirname, '..');
+
+/** Where the benchmark builds the bundle that production runs (`npm run build`, rolldown.config.ts). */
+const BUILD_DIR = path.join(ROOT, '.cache', 'bench-build');
+/** The `petstore` command every figure measures: the bundle, as the container image runs it. */
+export const PETSTORE_BIN = path.join(BUILD_DIR, 'petstore.js');
+
+/** Builds PETSTORE_BIN from the sources as they are now, so that no figure measures an older build. */
+export function buildPetstore(): void {
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/rolldown/bin/cli.mjs'), '-c', '-d', BUILD_DIR],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+}
 
 export type RunningServer = { readonly url: string; readonly process: Child };
 
@@ -26,7 +44,7 @@ export function petstoreEnv(dataDir: string, port: number): Record<string, strin
 }
 
 /**
- * `node bin/petstore.js start` on the server core (or, with `allCores`, on every core, for
+ * `node PETSTORE_BIN start` on the server core (or, with `allCores`, on every core, for
  * `--workers`), resolved once it listens.
  */
 export async function startPetstore(
@@ -36,7 +54,7 @@ export async function startPetstore(
   env: Record<string, string> = {},
   options: { readonly args?: readonly string[]; readonly allCores?: boolean } = {},
 ): Promise<RunningServer> {
-  const nodeArgs = [path.join(ROOT, 'bin/petstore.js'), 'start', ...(options.args ?? [])];
+  const nodeArgs = [PETSTORE_BIN, 'start', ...(options.args ?? [])];
   const { process, match } = await spawnUntil(
     options.allCores === true ? onEveryCpu(machine, nodeArgs) : onServerCpu(machine, nodeArgs),
     {

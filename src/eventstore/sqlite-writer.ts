@@ -7,6 +7,15 @@ import {
 import type { FromWriter, ToWriter, WireError, WireValue } from './sqlite-writer-protocol.ts';
 import type { WriterData } from './sqlite-writer-worker.ts';
 
+/**
+ * The writer thread's module, beside this one: TypeScript when the sources run, JavaScript in the
+ * bundle of `npm run build` (dist/, where rolldown.config.ts makes it an entry of its own).
+ */
+const WRITER_MODULE = new URL(
+  `./sqlite-writer-worker.${import.meta.url.endsWith('.ts') ? 'ts' : 'js'}`,
+  import.meta.url,
+);
+
 type Pending = {
   readonly resolve: (result: MultiAppendResult) => void;
   readonly reject: (error: unknown) => void;
@@ -47,7 +56,7 @@ export class SqliteWriter {
 
   #started(): Worker {
     if (this.#worker !== undefined) return this.#worker;
-    const worker = new Worker(new URL('./sqlite-writer-worker.ts', import.meta.url), {
+    const worker = new Worker(WRITER_MODULE, {
       workerData: this.#workerData,
     });
     worker.on('message', (message: FromWriter) => this.#onMessage(message));

@@ -49,7 +49,7 @@ describe('docker-compose.yml', () => {
       REDIS_URL: 'redis://redis:6379',
       KAFKA_FORWARDER: 'false',
     });
-    expect(compose.services.forwarder!.command).toEqual(['node', 'bin/petstore.js', 'forward']);
+    expect(compose.services.forwarder!.command).toEqual(['node', 'dist/petstore.js', 'forward']);
     expect(compose.services.forwarder!.environment).toMatchObject({
       EVENT_STORE_URL: 'kurrentdb://kurrentdb:2113?tls=false',
     });
@@ -66,11 +66,13 @@ describe('docker-compose.yml', () => {
     expect(readFileSync(path.join(root, 'Dockerfile'), 'utf8')).toContain("/health/ready')");
   });
 
-  it('builds a multi-stage, non-root image that runs node bin/petstore.js start', () => {
+  it('builds a multi-stage, non-root image that runs the bundle of npm run build', () => {
     const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
-    expect(dockerfile.match(/^FROM /gm)).toHaveLength(2);
+    expect(dockerfile.match(/^FROM /gm)).toHaveLength(3);
+    expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
-    expect(dockerfile).toMatch(/^CMD \["node", "bin\/petstore.js", "start"\]$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "dist\/petstore.js", "start"\]$/m);
     expect(dockerfile).toContain('npm ci --omit=dev --omit=optional');
   });
 });

@@ -13,19 +13,27 @@ export type ServerProcess = {
   kill(signal?: NodeJS.Signals): Promise<void>;
 };
 
+/** The `petstore` command from the sources, as `npm start` runs it. */
+export const SOURCES_ENTRY = path.join(ROOT, 'bin/petstore.js');
+
 /**
- * Runs `petstore start` as a real child process (Node 24, the same entry as `npm start`) on port 0,
- * and resolves with its URL once it listens.
+ * Runs `petstore start` as a real child process (Node 24; by default the same entry as `npm start`,
+ * or `entry`, the bundle of `npm run build`) on port 0, and resolves with its URL once it listens.
  */
 export async function startServerProcess(
   env: Record<string, string>,
-  options: { timeoutMs?: number; wrapper?: readonly string[]; args?: readonly string[] } = {},
+  options: {
+    timeoutMs?: number;
+    wrapper?: readonly string[];
+    args?: readonly string[];
+    entry?: string;
+  } = {},
 ): Promise<ServerProcess> {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const [command, ...args] = [
     ...(options.wrapper ?? []),
     process.execPath,
-    path.join(ROOT, 'bin/petstore.js'),
+    options.entry ?? SOURCES_ENTRY,
     'start',
     ...(options.args ?? []),
   ];
@@ -80,16 +88,13 @@ export async function startServerProcess(
 export function createApiKey(
   env: Record<string, string>,
   args: readonly string[] = ['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
+  entry = SOURCES_ENTRY,
 ): string {
-  const stdout = execFileSync(
-    process.execPath,
-    [path.join(ROOT, 'bin/petstore.js'), 'keys', 'create', ...args],
-    {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      encoding: 'utf8',
-    },
-  );
+  const stdout = execFileSync(process.execPath, [entry, 'keys', 'create', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    encoding: 'utf8',
+  });
   return stdout.trim();
 }
