@@ -18,8 +18,8 @@ import { CommitWatch } from './sqlite-commit-watch.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import {
   type LeanRow,
-  type MetadataAt,
   type Row,
+  type StreamAndMetadataAt,
   toLeanRecordedEvent,
   toRecordedEvent,
 } from './sqlite-recorded-event.ts';
@@ -62,7 +62,7 @@ class SqliteEventStore implements EventStore {
   readonly #batchSize: number;
   readonly #readAll: StatementSync;
   readonly #readAllLean: StatementSync;
-  readonly #metadataAt: MetadataAt;
+  readonly #streamAndMetadataAt: StreamAndMetadataAt;
   readonly #readStream: StatementSync;
   readonly #head: StatementSync;
   readonly #listeners = new Set<() => void>();
@@ -80,14 +80,14 @@ class SqliteEventStore implements EventStore {
     );
     this.#readAll.setReturnArrays(true);
     this.#readAllLean = db.prepare(
-      'SELECT position, stream, revision, type, data FROM events WHERE position > ? ORDER BY position LIMIT ?',
+      'SELECT position, revision, type, data FROM events WHERE position > ? ORDER BY position LIMIT ?',
     );
     this.#readAllLean.setReturnArrays(true);
-    const metadataAt = db.prepare('SELECT metadata FROM events WHERE position = ?');
-    metadataAt.setReturnArrays(true);
-    this.#metadataAt = (position) => {
+    const streamAndMetadataAt = db.prepare('SELECT stream, metadata FROM events WHERE position = ?');
+    streamAndMetadataAt.setReturnArrays(true);
+    this.#streamAndMetadataAt = (position) => {
       if (this.#closed) throw new Error('The event store is closed.');
-      return (metadataAt.get(position) as unknown as [string])[0];
+      return streamAndMetadataAt.get(position) as unknown as [string, string];
     };
     this.#readStream = db.prepare(
       'SELECT position, stream, revision, type, data, metadata FROM events WHERE stream = ? AND revision >= ? ORDER BY revision LIMIT ?',
@@ -152,13 +152,13 @@ class SqliteEventStore implements EventStore {
   #readLeanBatch(after: bigint, limit: number): RecordedEvent[] {
     if (this.#closed) return [];
     const rows = this.#readAllLean.all(Number(after), limit) as unknown as LeanRow[];
-    return rows.map((row) => toLeanRecordedEvent(row, this.#metadataAt));
+    return rows.map((row) => toLeanRecordedEvent(row, this.#streamAndMetadataAt));
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): Subscription {
     return liveSubscription({
       after: options.after ?? 0n,
-      readBatch: options.lazyMetadata
+      readBatch: options.lean
         ? (after) => this.#readLeanBatch(after, this.#batchSize)
         : (after) => this.#readBatch(after, this.#batchSize),
       onAppend: (notify) => {

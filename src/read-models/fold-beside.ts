@@ -46,7 +46,7 @@ export async function foldBeside<State, Result>(options: FoldBesideOptions<State
     options.onProgress?.({ ...progress, position: fresh.checkpoint, target: live.checkpoint });
   let stopover = options.stopover;
   if (live.checkpoint === undefined) return options.caughtUp(fresh);
-  const subscription = options.store.subscribeToAll({ lazyMetadata: true });
+  const subscription = options.store.subscribeToAll({ lean: true });
   const stop = () => void subscription.close();
   options.signal?.addEventListener('abort', stop, { once: true });
   try {

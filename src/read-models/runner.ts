@@ -142,7 +142,7 @@ export class ProjectionGroup {
           // write waiting for its position, need not wait for the next event that is delivered.
           onCheckpoint: (position) => this.#advance(position),
           // Read models need the metadata of one event per snapshot (its id).
-          lazyMetadata: true,
+          lean: true,
         });
         for await (const batch of this.#subscription.batches()) {
           for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);

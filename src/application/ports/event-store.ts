@@ -73,11 +73,11 @@ export type SubscribeToAllOptions = {
    */
   readonly onCheckpoint?: (position: bigint) => void;
   /**
-   * A hint: the subscriber reads the metadata of few of the events (a read model replaying
-   * millions), so a store may fetch an event's metadata when it is first read rather than with
-   * every event. The events are the same either way.
+   * A hint: the subscriber reads the metadata and stream names of few of the events (a read model
+   * replaying millions), so a store may fetch an event's metadata and stream name when they are
+   * first read rather than with every event. The events are the same either way.
    */
-  readonly lazyMetadata?: boolean;
+  readonly lean?: boolean;
 };
 
 export type ReadStreamOptions = {
