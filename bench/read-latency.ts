@@ -17,7 +17,8 @@ import { petstoreEnv, ROOT, startPetstore } from './servers.ts';
  * with its default snapshot interval, and the window is long enough for the writes to pass it at
  * least once: the figures include what a snapshot costs the reads. Each phase also records the
  * server's CPU time per request, all threads and the main thread's own (from /proc), which moves
- * far less than latencies with the load of a shared machine.
+ * far less than latencies with the load of a shared machine. Each phase follows 3 s of its own
+ * load, so that neither measures the JIT compiling its code paths.
  *
  * Part of `npm run bench` (`npm run bench -- --only latency` runs it alone).
  */
@@ -98,6 +99,14 @@ async function atSize(
       const window = seconds * 1000;
       log(`read latency: GET alone, ${getRate}/s for ${seconds} s, ${pets} pets`);
       const alone = await measured(pid, () => openLoop(url, agent, get, getRate, window));
+      // The write path again right before its window: after the reads alone, its first seconds
+      // compile it anew (TurboFan on V8's threads, on the server's core: seen with perf), a start-up
+      // cost that a server taking both all along does not pay.
+      log('read latency: warming up again (3 s of both)');
+      await Promise.all([
+        openLoop(url, agent, get, getRate, 3000),
+        openLoop(url, agent, post, postRate, 3000),
+      ]);
       log(`read latency: GET ${getRate}/s with POST ${postRate}/s for ${seconds} s, ${pets} pets`);
       const snapshots = countSnapshots(path.join(dataDir, 'snapshots'));
       const both = await measured(pid, () =>

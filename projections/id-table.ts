@@ -14,6 +14,8 @@ export class IdTable<T> {
   // Plain fields rather than #private ones, so that deep equality (tests' toEqual) sees the records.
   private readonly pages = new Map<number, (T | undefined)[]>();
   private count = 0;
+  /** Pages handed out by `frozenPages`: each is copied before its next change. */
+  readonly #frozen = new Set<(T | undefined)[]>();
 
   get size(): number {
     return this.count;
@@ -36,16 +38,41 @@ export class IdTable<T> {
       page = new Array<T | undefined>(PAGE_SLOTS).fill(undefined);
       this.pages.set(pageNumber, page);
     }
+    page = this.#writable(pageNumber, page);
     if (page[id % PAGE_SLOTS] === undefined) this.count += 1;
     page[id % PAGE_SLOTS] = record;
   }
 
   delete(id: number): boolean {
-    const page = this.pages.get(Math.floor(id / PAGE_SLOTS));
+    const pageNumber = Math.floor(id / PAGE_SLOTS);
+    const page = this.pages.get(pageNumber);
     if (page?.[id % PAGE_SLOTS] === undefined) return false;
-    page[id % PAGE_SLOTS] = undefined;
+    this.#writable(pageNumber, page)[id % PAGE_SLOTS] = undefined;
     this.count -= 1;
     return true;
+  }
+
+  /**
+   * The records as they are now, page by page in ascending id order (an empty slot is undefined),
+   * for a snapshot written while the table keeps changing. The table copies a page before its next
+   * change instead of changing what it handed out, so taking them copies no record: spreading
+   * `values()` into an array took 0.1-0.3 s with a million pets, all of it on the event loop.
+   */
+  frozenPages(): readonly (readonly (T | undefined)[])[] {
+    return [...this.pages.keys()]
+      .sort((a, b) => a - b)
+      .map((pageNumber) => {
+        const page = this.pages.get(pageNumber)!;
+        this.#frozen.add(page);
+        return page;
+      });
+  }
+
+  #writable(pageNumber: number, page: (T | undefined)[]): (T | undefined)[] {
+    if (!this.#frozen.delete(page)) return page;
+    const copy = page.slice();
+    this.pages.set(pageNumber, copy);
+    return copy;
   }
 
   *values(): Generator<T> {

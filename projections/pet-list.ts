@@ -70,14 +70,14 @@ export const petListProjection: Projection<PetListState> = {
     }
   },
   toSnapshot(state: PetListState): Iterable<PetsPart | RemovedPart> {
-    // Records are replaced, never changed in place: a copy of the list is the state at this
-    // checkpoint (a few milliseconds for a million pets), and the columns are made part by part.
-    const pets = [...state.byId.values()];
+    // Records are replaced, never changed in place, and the table copies a page it handed out
+    // before changing it: its pages are the state at this checkpoint, taken without copying a
+    // record, and the columns are made part by part as the snapshot is written.
     const removed: number[] = [];
     for (const [id, version] of state.removed) removed.push(id, version);
     const heldBy: number[] = [];
     for (const [id, orderId] of state.heldBy) heldBy.push(id, orderId);
-    return snapshotParts(pets, removed, heldBy);
+    return snapshotParts(state.byId.frozenPages(), removed, heldBy);
   },
   fromSnapshot(parts: readonly unknown[]): PetListState {
     const state = initialState();
@@ -122,22 +122,31 @@ export const petListProjection: Projection<PetListState> = {
 };
 
 function* snapshotParts(
-  pets: readonly PetRecord[],
+  pages: readonly (readonly (PetRecord | undefined)[])[],
   removed: number[],
   heldBy: number[],
 ): Generator<PetsPart | RemovedPart> {
-  for (let start = 0; start < pets.length; start += SNAPSHOT_PART_PETS) {
-    const part: PetsPart = { ids: [], names: [], categoryIds: [], statuses: [], versions: [] };
-    for (const pet of pets.slice(start, start + SNAPSHOT_PART_PETS)) {
+  let part = emptyPart();
+  for (const page of pages) {
+    for (const pet of page) {
+      if (pet === undefined) continue;
       part.ids.push(pet.id);
       part.names.push(pet.name);
       part.categoryIds.push(pet.categoryId);
       part.statuses.push(pet.status === undefined ? -1 : STATUS_INDEX[pet.status]);
       part.versions.push(pet.version);
+      if (part.ids.length === SNAPSHOT_PART_PETS) {
+        yield part;
+        part = emptyPart();
+      }
     }
-    yield part;
   }
+  if (part.ids.length > 0) yield part;
   yield { removed, heldBy };
+}
+
+function emptyPart(): PetsPart {
+  return { ids: [], names: [], categoryIds: [], statuses: [], versions: [] };
 }
 
 function sortIfNeeded(ids: number[]): number[] {

@@ -17,6 +17,23 @@ describe('IdTable', () => {
     expect([...table.values()]).toEqual([1, 3, 4097, 5000, 10_000]);
   });
 
+  it('hands out its pages in id order, and they keep the records of that moment whatever changes after', () => {
+    const table = new IdTable<string>();
+    for (const [id, record] of [
+      [5000, 'c'],
+      [1, 'a'],
+      [2, 'b'],
+    ] as const)
+      table.set(id, record);
+    const pages = table.frozenPages();
+    table.set(1, 'changed');
+    table.delete(2);
+    table.set(5001, 'new');
+    const records = (page: readonly (string | undefined)[]) => page.filter((record) => record !== undefined);
+    expect(pages.map(records)).toEqual([['a', 'b'], ['c']]);
+    expect([...table.values()]).toEqual(['changed', 'c', 'new']);
+  });
+
   it('refuses what is not an id', () => {
     const table = new IdTable<string>();
     expect(() => table.set(1.5, 'x')).toThrow(RangeError);
