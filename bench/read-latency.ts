@@ -7,7 +7,7 @@ import type { Machine } from './machine.ts';
 import { processCpuMs } from './process-cpu.ts';
 import { NEW_PET_BODY } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
-import { petstoreEnv, ROOT, startPetstore } from './servers.ts';
+import { petstoreEnv, ROOT, startPetstore, waitForTemporalIndex } from './servers.ts';
 
 /**
  * Do writes stall reads? GET latency at a fixed rate, alone and while durable POSTs flow at a fixed
@@ -81,6 +81,9 @@ async function atSize(
     const key = await createApiKey(ROOT, petstoreEnv(dataDir, 0));
     const server = await startPetstore(machine, dataDir, 300_000);
     try {
+      // Its catch-up over the seeded events is start-up work, not the writes this measures.
+      log('read latency: waiting for the temporal index to catch up');
+      await waitForTemporalIndex(server.url, key.header);
       const url = new URL(server.url);
       const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
       const get = { method: 'GET', path: '/v1/pets?limit=20', headers: { authorization: key.header } };

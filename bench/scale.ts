@@ -7,7 +7,7 @@ import { runToCompletion } from './child-process.ts';
 import { combineRuns, type LoadResult, pairedRatio, type PairedRatio, runLoad } from './load.ts';
 import { type Machine, onServerCpu } from './machine.ts';
 import { seedDataDir } from './seed.ts';
-import { petstoreEnv, ROOT, type RunningServer, startPetstore } from './servers.ts';
+import { petstoreEnv, ROOT, type RunningServer, startPetstore, waitForTemporalIndex } from './servers.ts';
 import { measureStartup, medianBy, type StartupFigures } from './store.ts';
 import type { RebuildFigures } from './store-worker.ts';
 
@@ -56,8 +56,6 @@ export type ScaleOptions = {
 
 const WORKER = path.join(ROOT, 'bench/store-worker.ts');
 const CONNECTIONS = 64;
-/** The background catch-up of a 5M-event temporal index takes a while; no run should take this long. */
-const CATCH_UP_TIMEOUT_MS = 20 * 60_000;
 /** A prime stride: by-id reads spread over the whole catalogue instead of walking it in order. */
 const ID_STRIDE = 104_729;
 
@@ -167,21 +165,4 @@ function readLoad(scenario: string, size: Prepared): { connections: number; requ
     }),
   };
   return { connections: CONNECTIONS, requests: [byId] };
-}
-
-/**
- * The temporal index catches up in the background after start-up, which would slow the first
- * minute of reads of a fresh server: an as-of read answers only once it has caught up.
- */
-async function waitForTemporalIndex(url: string, authorization: string): Promise<void> {
-  const started = performance.now();
-  for (;;) {
-    const response = await fetch(new URL('/v1/pets?limit=1&asOf=1', url), { headers: { authorization } });
-    const body = await response.text();
-    if (response.ok) return;
-    if (response.status !== 503) throw new Error(`an as-of read answered ${response.status}: ${body}`);
-    if (performance.now() - started > CATCH_UP_TIMEOUT_MS)
-      throw new Error(`the temporal index did not catch up within ${CATCH_UP_TIMEOUT_MS} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
 }

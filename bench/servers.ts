@@ -98,3 +98,23 @@ export async function freePort(): Promise<number> {
   if (address === null || typeof address === 'string') throw new Error('no TCP port');
   return address.port;
 }
+
+/** The background catch-up of a 5M-event temporal index takes a while; no run should take this long. */
+const CATCH_UP_TIMEOUT_MS = 20 * 60_000;
+
+/**
+ * The temporal index catches up in the background after start-up, which would slow the first
+ * minute of reads of a fresh server: an as-of read answers only once it has caught up.
+ */
+export async function waitForTemporalIndex(url: string, authorization: string): Promise<void> {
+  const started = performance.now();
+  for (;;) {
+    const response = await fetch(new URL('/v1/pets?limit=1&asOf=1', url), { headers: { authorization } });
+    const body = await response.text();
+    if (response.ok) return;
+    if (response.status !== 503) throw new Error(`an as-of read answered ${response.status}: ${body}`);
+    if (performance.now() - started > CATCH_UP_TIMEOUT_MS)
+      throw new Error(`the temporal index did not catch up within ${CATCH_UP_TIMEOUT_MS} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
