@@ -59,7 +59,12 @@ export class AppError extends Error {
   readonly headers: Readonly<Record<string, string>>;
 
   constructor(code: ErrorCode, status: number, message: string, headers: Record<string, string> = {}) {
+    // No stack trace: a deliberate outcome is rendered for the client and never logged with one,
+    // and capturing it took about 15 µs, as much as half a served read, on every rejected request.
+    const stackTraceLimit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
     super(message);
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = new.target.name;
     this.code = code;
     this.status = status;
