@@ -8,11 +8,13 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=optional --ignore-scripts --no-audit --no-fund
+# Optional dependencies included: rolldown's native binding is one.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY rolldown.config.ts tsconfig.json ./
 COPY bin ./bin
 COPY src ./src
 COPY projections ./projections
+COPY schema ./schema
 RUN npm run build
 
 FROM node:24-bookworm-slim AS deps

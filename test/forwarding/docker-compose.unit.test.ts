@@ -70,6 +70,10 @@ describe('docker-compose.yml', () => {
     const dockerfile = readFileSync(path.join(root, 'Dockerfile'), 'utf8');
     expect(dockerfile.match(/^FROM /gm)).toHaveLength(3);
     expect(dockerfile).toMatch(/^RUN npm run build$/m);
+    // What the bundle is built from: the sources, and the OpenAPI document they import.
+    const build = dockerfile.slice(dockerfile.indexOf(' AS build'), dockerfile.indexOf('RUN npm run build'));
+    for (const folder of ['bin', 'src', 'projections', 'schema'])
+      expect(build).toContain(`COPY ${folder} ./${folder}`);
     expect(dockerfile).toMatch(/^COPY --from=build \/app\/dist \.\/dist$/m);
     expect(dockerfile).toMatch(/^USER node$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "dist\/petstore.js", "start"\]$/m);
