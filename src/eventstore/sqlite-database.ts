@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import { BUSY_TIMEOUT_MS, retryWhileBusy } from '../shared/sqlite-busy.ts';
 
 /**
  * Opening the embedded store's file, for the connection that reads (main thread) and the one that
@@ -20,9 +21,6 @@ const SCHEMA = `
   ) STRICT;
 `;
 
-export const BUSY_TIMEOUT_MS = 10_000;
-const SQLITE_BUSY = 5;
-
 export function openSqliteDatabase(file: string): DatabaseSync {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
@@ -34,23 +32,4 @@ export function openSqliteDatabase(file: string): DatabaseSync {
   db.exec('PRAGMA synchronous = FULL');
   retryWhileBusy(() => db.exec(SCHEMA));
   return db;
-}
-
-/**
- * Runs `statement` again, a few milliseconds apart, for as long as SQLite answers SQLITE_BUSY and
- * at most BUSY_TIMEOUT_MS. Only for opening the store: it waits synchronously, as opening does.
- */
-function retryWhileBusy(statement: () => void): void {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (;;) {
-    try {
-      statement();
-      return;
-    } catch (error) {
-      const code = (error as { errcode?: unknown }).errcode;
-      if (typeof code !== 'number' || (code & 0xff) !== SQLITE_BUSY || Date.now() >= deadline) throw error;
-      Atomics.wait(pause, 0, 0, 5);
-    }
-  }
 }

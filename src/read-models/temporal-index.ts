@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type { AsOf, TemporalPetIndex } from '../application/ports/read-models.ts';
 import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pets.ts';
+import { BUSY_TIMEOUT_MS, retryWhileBusy } from '../shared/sqlite-busy.ts';
 
 /**
  * The temporal index of pets: every version of every pet, with the range of store positions (and
@@ -82,10 +83,11 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   constructor(file: string, store: EventStore, logger: Logger) {
     mkdirSync(path.dirname(file), { recursive: true });
     this.#db = new DatabaseSync(file);
-    this.#db.exec('PRAGMA busy_timeout = 10000');
-    this.#db.exec('PRAGMA journal_mode = WAL');
+    this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Several worker processes open it at once on a fresh data directory (see sqlite-busy.ts).
+    retryWhileBusy(() => this.#db.exec('PRAGMA journal_mode = WAL'));
     this.#db.exec('PRAGMA synchronous = NORMAL'); // rebuildable from the store: no fsync per batch
-    this.#db.exec(SCHEMA);
+    retryWhileBusy(() => this.#db.exec(SCHEMA));
     this.#statements = prepare(this.#db);
     this.#store = store;
     this.#logger = logger;
