@@ -87,15 +87,13 @@ export async function subscribeOverSse(
   const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
   const events: unknown[] = [];
   let buffer = '';
-  let opened = false;
+  // Awaited before returning: the events can all arrive before what `whenOpen` does has answered.
+  let opened: Promise<void> | undefined;
   while (events.length < count) {
     const { value, done } = await reader.read();
     if (done) break;
     buffer += value;
-    if (!opened) {
-      opened = true;
-      void whenOpen();
-    }
+    opened ??= whenOpen();
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
@@ -104,5 +102,6 @@ export async function subscribeOverSse(
     }
   }
   abort.abort();
+  await opened;
   return events;
 }
