@@ -17,8 +17,8 @@ import { petstoreEnv, ROOT, startPetstore, waitForTemporalIndex } from './server
  * with its default snapshot interval, and the window is long enough for the writes to pass it at
  * least once: the figures include what a snapshot costs the reads. Each phase also records the
  * server's CPU time per request, all threads and the main thread's own (from /proc), which moves
- * far less than latencies with the load of a shared machine. Each phase follows 3 s of its own
- * load, so that neither measures the JIT compiling its code paths.
+ * far less than latencies with the load of a shared machine. Each phase follows 3 s of reads and
+ * writes together, so that neither measures the JIT compiling its code paths.
  *
  * Part of `npm run bench` (`npm run bench -- --only latency` runs it alone).
  */

@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { buildPetstore } from '../../bench/servers.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -23,10 +23,7 @@ let server: ServerProcess | undefined;
 let secret: string;
 
 beforeAll(() => {
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules/rolldown/bin/cli.mjs'), '-c', '-d', OUT], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  buildPetstore(OUT);
   temp = makeTempDir('petstore-bundle-');
   secret = createApiKey({ ...ENV, PETSTORE_DATA_DIR: temp.dir }, undefined, ENTRY);
 });
