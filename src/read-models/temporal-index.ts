@@ -1,11 +1,9 @@
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
-import { DatabaseSync, type StatementSync } from 'node:sqlite';
+import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type { AsOf, TemporalPetIndex } from '../application/ports/read-models.ts';
 import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pets.ts';
-import { BUSY_TIMEOUT_MS, retryWhileBusy } from '../shared/sqlite-busy.ts';
+import { openWalDatabase } from '../shared/sqlite-file.ts';
 
 /**
  * The temporal index of pets: every version of every pet, with the range of store positions (and
@@ -81,13 +79,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   #endPause: (() => void) | undefined;
 
   constructor(file: string, store: EventStore, logger: Logger) {
-    mkdirSync(path.dirname(file), { recursive: true });
-    this.#db = new DatabaseSync(file);
-    this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    // Several worker processes open it at once on a fresh data directory (see sqlite-busy.ts).
-    retryWhileBusy(() => this.#db.exec('PRAGMA journal_mode = WAL'));
-    this.#db.exec('PRAGMA synchronous = NORMAL'); // rebuildable from the store: no fsync per batch
-    retryWhileBusy(() => this.#db.exec(SCHEMA));
+    // Rebuildable from the store: no fsync per batch. Several worker processes may open it at once.
+    this.#db = openWalDatabase(file, { synchronous: 'NORMAL', schema: SCHEMA });
     this.#statements = prepare(this.#db);
     this.#store = store;
     this.#logger = logger;

@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { retryWhileBusy } from '../../src/shared/sqlite-busy.ts';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openWalDatabase, retryWhileBusy } from '../../src/shared/sqlite-file.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
 
 /** An error as node:sqlite throws it, with SQLite's result code. */
 const sqliteError = (errcode: number, message: string) => Object.assign(new Error(message), { errcode });
@@ -32,5 +34,26 @@ describe('retryWhileBusy', () => {
       }),
     ).toThrow('database disk image is malformed');
     expect(calls).toBe(1);
+  });
+});
+
+describe('openWalDatabase', () => {
+  let temp: ReturnType<typeof makeTempDir> | undefined;
+  afterEach(() => temp?.remove());
+
+  it('creates the file and its folder, in WAL mode, at the synchronous level asked, with the schema', () => {
+    temp = makeTempDir();
+    const db = openWalDatabase(path.join(temp.dir, 'new', 'index.sqlite'), {
+      synchronous: 'NORMAL',
+      schema: 'CREATE TABLE IF NOT EXISTS t (x INTEGER)',
+    });
+    const pragma = (name: string) => Object.values(db.prepare(`PRAGMA ${name}`).get()!)[0];
+    expect([pragma('journal_mode'), pragma('synchronous'), pragma('busy_timeout')]).toEqual([
+      'wal',
+      1,
+      10_000,
+    ]);
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([{ name: 't' }]);
+    db.close();
   });
 });

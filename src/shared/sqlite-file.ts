@@ -1,0 +1,50 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+
+/**
+ * Opening a SQLite file in WAL mode that other processes (`petstore start --workers N`) may be
+ * opening at the same moment: the event store's and the temporal index's alike.
+ */
+
+export const BUSY_TIMEOUT_MS = 10_000;
+const SQLITE_BUSY = 5;
+
+/**
+ * The file, created with its folder if need be, in WAL mode (readers never wait for the writer),
+ * with `synchronous` as given and `schema` run (it must be idempotent: CREATE … IF NOT EXISTS).
+ */
+export function openWalDatabase(
+  file: string,
+  options: { readonly synchronous: 'FULL' | 'NORMAL'; readonly schema: string },
+): DatabaseSync {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const db = new DatabaseSync(file);
+  // First, so that a process opening the file while another sets it up waits instead of failing.
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // Where waiting could deadlock, SQLite answers SQLITE_BUSY at once instead of calling the busy
+  // handler: switching a new file to WAL while another process sets it up is such a case.
+  retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
+  db.exec(`PRAGMA synchronous = ${options.synchronous}`);
+  retryWhileBusy(() => db.exec(options.schema));
+  return db;
+}
+
+/**
+ * Runs `statement` again, a few milliseconds apart, for as long as SQLite answers SQLITE_BUSY and
+ * at most BUSY_TIMEOUT_MS. Only for opening a file: it waits synchronously, as opening does.
+ */
+export function retryWhileBusy(statement: () => void): void {
+  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      statement();
+      return;
+    } catch (error) {
+      const code = (error as { errcode?: unknown }).errcode;
+      if (typeof code !== 'number' || (code & 0xff) !== SQLITE_BUSY || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 5);
+    }
+  }
+}
