@@ -32,33 +32,23 @@ class SqliteRecordedEvent implements RecordedEvent {
   readonly #rest: StreamAndMetadataAt | undefined;
   #metadata: EventMetadata | undefined;
 
-  constructor(position: number, revision: number, type: string, data: string, rest: StreamAndMetadataAt);
+  /** `streamName` and `rawMetadata` as read, or both undefined and `rest` to read them when asked. */
   constructor(
     position: number,
     revision: number,
     type: string,
     data: string,
-    stream: string,
-    metadata: string,
-  );
-  constructor(
-    position: number,
-    revision: number,
-    type: string,
-    data: string,
-    streamOrRest: string | StreamAndMetadataAt,
-    metadata?: string,
+    streamName: string | undefined,
+    rawMetadata: string | undefined,
+    rest?: StreamAndMetadataAt,
   ) {
     this.position = BigInt(position);
     this.revision = BigInt(revision);
     this.type = type;
     this.data = JSON.parse(data) as Record<string, unknown>;
-    if (typeof streamOrRest === 'string') {
-      this.#streamName = streamOrRest;
-      this.#rawMetadata = metadata;
-    } else {
-      this.#rest = streamOrRest;
-    }
+    this.#streamName = streamName;
+    this.#rawMetadata = rawMetadata;
+    this.#rest = rest;
   }
 
   get streamName(): string {
@@ -89,5 +79,5 @@ export function toRecordedEvent(row: Row): RecordedEvent {
 
 /** An event read without its stream name and metadata, which `rest` reads when first asked for. */
 export function toLeanRecordedEvent(row: LeanRow, rest: StreamAndMetadataAt): RecordedEvent {
-  return new SqliteRecordedEvent(row[0], row[1], row[2], row[3], rest);
+  return new SqliteRecordedEvent(row[0], row[1], row[2], row[3], undefined, undefined, rest);
 }
