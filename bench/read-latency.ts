@@ -93,11 +93,11 @@ async function atSize(
         headers: { authorization: key.header, 'content-type': 'application/json' },
         body: NEW_PET_BODY,
       };
+      /** GETs and POSTs together, each at its rate, for `ms`. */
+      const both = (ms: number) =>
+        Promise.all([openLoop(url, agent, get, getRate, ms), openLoop(url, agent, post, postRate, ms)]);
       log('read latency: warming up (3 s of both)');
-      await Promise.all([
-        openLoop(url, agent, get, getRate, 3000),
-        openLoop(url, agent, post, postRate, 3000),
-      ]);
+      await both(3000);
       const pid = server.process.child.pid!;
       const window = seconds * 1000;
       log(`read latency: GET alone, ${getRate}/s for ${seconds} s, ${pets} pets`);
@@ -106,18 +106,10 @@ async function atSize(
       // compile it anew (TurboFan on V8's threads, on the server's core: seen with perf), a start-up
       // cost that a server taking both all along does not pay.
       log('read latency: warming up again (3 s of both)');
-      await Promise.all([
-        openLoop(url, agent, get, getRate, 3000),
-        openLoop(url, agent, post, postRate, 3000),
-      ]);
+      await both(3000);
       log(`read latency: GET ${getRate}/s with POST ${postRate}/s for ${seconds} s, ${pets} pets`);
       const snapshots = countSnapshots(path.join(dataDir, 'snapshots'));
-      const both = await measured(pid, () =>
-        Promise.all([
-          openLoop(url, agent, get, getRate, window),
-          openLoop(url, agent, post, postRate, window),
-        ]),
-      );
+      const withWrites = await measured(pid, () => both(window));
       agent.destroy();
       return {
         pets,
@@ -125,8 +117,8 @@ async function atSize(
         getRate,
         postRate,
         alone: figures(alone.result, alone.cpuUs),
-        withWrites: figures(both.result[0], both.cpuUs),
-        writes: figures(both.result[1], both.cpuUs),
+        withWrites: figures(withWrites.result[0], withWrites.cpuUs),
+        writes: figures(withWrites.result[1], withWrites.cpuUs),
         snapshots: snapshots.stop(),
       };
     } finally {

@@ -70,8 +70,6 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
 const machine = describeAndPinMachine();
-log('building the bundle production runs (npm run build)');
-buildPetstore();
 if (values.scenario !== undefined && values.only === 'store')
   throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
 const only = values.scenario === undefined ? values.only : 'http';
@@ -79,6 +77,8 @@ const SECTIONS = ['http', 'store', 'latency', 'workers', 'scale'] as const;
 if (only !== undefined && !(SECTIONS as readonly string[]).includes(only))
   throw new Error(`--only takes one of ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
+log('building the bundle production runs (npm run build)');
+buildPetstore();
 const http = runs('http')
   ? await runHttpBenchmark(machine, { ...settings, scenario: values.scenario, log })
   : undefined;
