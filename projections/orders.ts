@@ -6,6 +6,7 @@ import {
   evolveOrder,
   ORDER_EVENT_TYPES,
 } from '../src/domain/orders.ts';
+import { IdTable } from './id-table.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
 import { SortedIds } from './sorted-ids.ts';
 
@@ -15,7 +16,7 @@ import { SortedIds } from './sorted-ids.ts';
  * same per API key that placed them, so that a key's own page is a binary search plus a slice.
  */
 export type OrdersState = {
-  readonly byId: Map<number, VersionedOrder>;
+  readonly byId: IdTable<VersionedOrder>;
   readonly all: OrderIndex;
   /** By the id of the key that placed them ('' for orders placed without a key). */
   readonly byOwner: Map<string, OrderIndex>;
@@ -37,8 +38,11 @@ export const ordersProjection: Projection<OrdersState> = {
     put(state, { ...after, version: Number(event.revision) }, before);
     return state;
   },
-  toSnapshot(state: OrdersState): VersionedOrder[] {
-    return [...state.all.ids].map((id) => state.byId.get(id)!);
+  toSnapshot(state: OrdersState): Iterable<VersionedOrder> {
+    // One part per order, in id order. Orders are replaced, never changed in place, and the table
+    // copies a page it handed out before changing it: taking its pages copies no order on the
+    // event loop, however many there are.
+    return snapshotParts(state.byId.frozenPages());
   },
   fromSnapshot(raw: unknown): OrdersState {
     const state = initialState();
@@ -47,8 +51,16 @@ export const ordersProjection: Projection<OrdersState> = {
   },
 };
 
+function* snapshotParts(
+  pages: readonly (readonly (VersionedOrder | undefined)[])[],
+): Generator<VersionedOrder> {
+  for (const page of pages) {
+    for (const order of page) if (order !== undefined) yield order;
+  }
+}
+
 function initialState(): OrdersState {
-  return { byId: new Map(), all: emptyIndex(), byOwner: new Map() };
+  return { byId: new IdTable(), all: emptyIndex(), byOwner: new Map() };
 }
 
 function emptyIndex(): OrderIndex {
