@@ -76,7 +76,7 @@ export async function startServer(
           config,
           service.store,
           logger,
-          observability.forwarder(service.store),
+          observability.forwarder(service.store, config.kafka.topic),
         )
       : undefined;
 

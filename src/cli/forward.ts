@@ -24,14 +24,17 @@ export async function run(args: string[]): Promise<void> {
   prepareStore(config, 'forward', 'may-create');
   const log = pino({ level: config.logLevel, name: 'forwarder' });
   const store = await openEventStore(config, log.child({ component: 'eventstore' }));
-  // Metrics (METRICS_PORT): the forwarder's position, lag and failures, and Node's own.
-  const observability = await loadObservability({
-    metrics: config.metrics,
-    tracing: { otlpEndpoint: undefined },
-  });
+  // Metrics (METRICS_PORT): the forwarder's position, lag and failures, and Node's own. Tracing
+  // (OTEL_EXPORTER_OTLP_ENDPOINT): a span for each batch sent to Kafka.
+  const observability = await loadObservability({ metrics: config.metrics, tracing: config.tracing });
   try {
     await observability.started(store, []);
-    const forwarder = startConfiguredForwarder(config, store, log, observability.forwarder(store));
+    const forwarder = startConfiguredForwarder(
+      config,
+      store,
+      log,
+      observability.forwarder(store, config.kafka.topic),
+    );
     // Signals may come twice (npm and a terminal both pass on Ctrl-C): stop() is idempotent.
     const stop = (): void => void forwarder.stop();
     process.on('SIGTERM', stop);

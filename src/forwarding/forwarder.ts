@@ -1,4 +1,4 @@
-import type { EventStore } from '../application/ports/event-store.ts';
+import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import { batches } from './batches.ts';
 import { toKafkaMessage } from './message.ts';
 import { type EventPublisher, PublisherFencedError } from './publisher.ts';
@@ -36,7 +36,12 @@ export type ForwarderOptions = {
   readonly onCheckpoint?: (position: bigint) => void;
   /** Called with every failure that ends a session (the forwarder then resumes from its checkpoint). */
   readonly onError?: (error: unknown) => void;
+  /** Sees each batch's publish (tracing puts a span around it), and calls `publish` exactly once. */
+  readonly observePublish?: (batch: readonly RecordedEvent[], publish: () => Promise<void>) => Promise<void>;
 };
+
+/** What observability may attach to a forwarder. */
+export type ForwarderObserver = Pick<ForwarderOptions, 'onCheckpoint' | 'onError' | 'observePublish'>;
 
 export type Forwarder = {
   /** Settles when the forwarder stops: resolves after `stop()`, rejects when fenced. */
@@ -76,7 +81,8 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         if (stopping) return;
         const last = batch.at(-1)?.position ?? checkpoint;
         if (last === undefined) continue;
-        await publisher.publish(batch.map(toKafkaMessage), last);
+        const publish = () => publisher.publish(batch.map(toKafkaMessage), last);
+        await (options.observePublish === undefined ? publish() : options.observePublish(batch, publish));
         checkpoint = last;
         options.onCheckpoint?.(last);
       }

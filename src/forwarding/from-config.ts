@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Config, ConfigError } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
-import { type Forwarder, type ForwarderLog, type ForwarderOptions, startForwarder } from './forwarder.ts';
+import { type Forwarder, type ForwarderLog, type ForwarderObserver, startForwarder } from './forwarder.ts';
 import { createKafkaJsPublisher } from './kafkajs-publisher.ts';
 
 /**
@@ -13,7 +13,7 @@ export function startConfiguredForwarder(
   config: Pick<Config, 'kafka'>,
   store: EventStore,
   log: ForwarderLog,
-  observer: Pick<ForwarderOptions, 'onCheckpoint' | 'onError'> = {},
+  observer: ForwarderObserver = {},
 ): Forwarder {
   checkForwarderConfig(config);
   const { brokers, clientId, topic } = config.kafka;

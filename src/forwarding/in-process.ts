@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
-import type { ForwarderOptions } from './forwarder.ts';
+import type { ForwarderObserver } from './forwarder.ts';
 import { startConfiguredForwarder } from './from-config.ts';
 
 /**
@@ -13,7 +13,7 @@ export function startInProcessForwarder(
   config: Pick<Config, 'kafka'>,
   store: EventStore,
   logger: Logger,
-  observer: Pick<ForwarderOptions, 'onCheckpoint' | 'onError'> = {},
+  observer: ForwarderObserver = {},
 ): { stop(): Promise<void> } {
   const log = logger.child({ component: 'forwarder' });
   const forwarder = startConfiguredForwarder(config, store, log, observer);

@@ -13,7 +13,11 @@ export type ObservedReadModel = {
   onApplied(listener: (event: RecordedEvent) => void): () => void;
 };
 
-export type ForwarderObserver = { onCheckpoint?(position: bigint): void; onError?(error: unknown): void };
+export type ForwarderObserver = {
+  onCheckpoint?(position: bigint): void;
+  onError?(error: unknown): void;
+  observePublish?(batch: readonly RecordedEvent[], publish: () => Promise<void>): Promise<void>;
+};
 
 /**
  * Metrics and tracing, as the configuration asks, attached to the service from the outside:
@@ -30,7 +34,8 @@ export type Observability = {
   readonly graphqlObservers: readonly GraphQLPlugin[];
   /** Once the read models have caught up: their gauges and spans, and the metrics listener. */
   started(store: EventStore, readModels: readonly ObservedReadModel[]): Promise<void>;
-  forwarder(store: EventStore): ForwarderObserver;
+  /** Metrics and spans of a Kafka forwarder publishing the store's events to `topic`. */
+  forwarder(store: EventStore, topic: string): ForwarderObserver;
   /** Where Prometheus scrapes, once started; undefined without metrics. */
   readonly metricsUrl: string | undefined;
   close(): Promise<void>;
@@ -86,7 +91,10 @@ export async function loadObservability(
         host: config.metrics.host,
       });
     },
-    forwarder: (store) => (metrics && registry ? metrics.forwarderMetrics(registry, store, clock) : {}),
+    forwarder: (store, topic) => ({
+      ...(metrics && registry ? metrics.forwarderMetrics(registry, store, clock) : {}),
+      ...(tracing ? { observePublish: tracing.observePublish(topic) } : {}),
+    }),
     get metricsUrl() {
       return listener?.url;
     },

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -74,11 +77,16 @@ describe.skipIf(unavailable !== undefined)(
       return forwarder;
     }
 
-    function forwarderProcess(dataDir: string, topic: string): ForwarderProcess {
+    function forwarderProcess(
+      dataDir: string,
+      topic: string,
+      env: Record<string, string> = {},
+    ): ForwarderProcess {
       const child = new ForwarderProcess({
         PETSTORE_DATA_DIR: dataDir,
         KAFKA_BROKERS: broker.brokers.join(','),
         KAFKA_TOPIC: topic,
+        ...env,
       });
       cleanups.push(() => child.kill());
       return child;
@@ -166,6 +174,35 @@ describe.skipIf(unavailable !== undefined)(
       expect(seenAtCrash).toBeLessThan(1500);
       expect(eventIds(reader.deduplicated())).toEqual(new Set(appended.map((a) => a.event.metadata.eventId)));
       for (const stream of streams) expect(revisionsOf(reader.deduplicated(), stream)).toEqual(range(300));
+    });
+
+    it('exports a span for each batch the forwarder process sends, over OTLP, when OTEL_EXPORTER_OTLP_ENDPOINT is set', async () => {
+      const { dataDir, store, topic, reader } = await scenario();
+      const bodies: Buffer[] = [];
+      const collector = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          bodies.push(Buffer.concat(chunks));
+          response.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+        });
+      });
+      collector.listen(0, '127.0.0.1');
+      await once(collector, 'listening');
+      cleanups.push(() => new Promise((resolve) => collector.close(() => resolve())));
+      const { port } = collector.address() as AddressInfo;
+      forwarderProcess(dataDir, topic, {
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+        OTEL_BSP_SCHEDULE_DELAY: '50',
+      });
+      await appendRoundRobin(store, [`pet-${randomUUID()}`], 3);
+      await reader.waitFor((r) => r.messages.length >= 3, WAIT_MS, '3 events');
+      const sent = (body: Buffer) =>
+        body.includes(`send ${topic}`) && body.includes('messaging.destination.name');
+      const deadline = Date.now() + 10_000;
+      while (!bodies.some(sent) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+
+      expect(bodies.some(sent)).toBe(true);
     });
 
     it('loses nothing when the broker is down for a while', async () => {
