@@ -12,7 +12,7 @@ import { proxyTrust } from './client-address.ts';
 import { clientErrorHandler } from './client-errors.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
-import { notFoundHandler } from './four-oh-four.ts';
+import { notFoundHandler, routeEveryMethod } from './four-oh-four.ts';
 import { parseJsonBody } from './json-body.ts';
 import { accessLog } from './access-log.ts';
 import { devPages } from './dev-pages/index.ts';
@@ -80,6 +80,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  routeEveryMethod(app);
   // Callback style: on every request, an async hook would cost a promise for nothing.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);

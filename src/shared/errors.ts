@@ -43,6 +43,9 @@ export const ERROR_CODES = [
   // Hardening (issue 15)
   'headers_too_large',
   'request_timeout',
+
+  // Found by attacking the service (issue 16's session)
+  'not_acceptable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -91,6 +94,18 @@ export class BadRequestError extends AppError {
 export class NotFoundError extends AppError {
   constructor(message: string) {
     super('not_found', 404, message);
+  }
+}
+
+/** An `Accept` header that lists none of the media types the resource can answer with. */
+export class NotAcceptableError extends AppError {
+  /** `answered`: what can be answered, in words (`application/json or text/csv`). */
+  constructor(answered: string) {
+    super(
+      'not_acceptable',
+      406,
+      `Accept lists no media type this request can be answered with: ${answered}.`,
+    );
   }
 }
 

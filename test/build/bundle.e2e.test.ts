@@ -42,12 +42,13 @@ function start(args: readonly string[] = []): Promise<ServerProcess> {
   return startServerProcess({ ...ENV, PETSTORE_DATA_DIR: temp.dir }, { entry: ENTRY, args });
 }
 
-async function call(method: string, route: string, body?: unknown) {
+async function call(method: string, route: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${server!.url}${route}`, {
     method,
     headers: {
       authorization: `Bearer ${secret}`,
       ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...headers,
     },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
@@ -97,9 +98,16 @@ describe('the bundle of npm run build', () => {
 
   it('starts two worker processes from the bundle with --workers 2', async () => {
     server = await start(['--workers', '2']);
-    const created = await call('POST', '/v1/pets', { name: 'Worker', categoryId: 3 });
+    const created = await fetch(`${server.url}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Worker', categoryId: 3 }),
+    });
     expect(created.status).toBe(201);
-    const { id } = created.body as { id: number };
-    expect((await call('GET', `/v1/pets/${id}`)).status).toBe(200);
+    const { id } = (await created.json()) as { id: number };
+    // The read may reach the other worker: it waits for the write's position, as a client would.
+    const position = created.headers.get('x-store-position')!;
+    const read = await call('GET', `/v1/pets/${id}`, undefined, { 'x-min-position': position });
+    expect(read.status).toBe(200);
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Plugin } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
+import { NotAcceptableError } from '../../shared/errors.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { compiledOperations } from './compiled-operations.ts';
@@ -63,6 +64,10 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
 }
 
+const ANSWERED =
+  'application/graphql-response+json or application/json for a query or mutation, ' +
+  'text/event-stream or multipart/mixed for a subscription (or for either)';
+
 /** Yoga's full handler: GET, server-sent events, and every request the fast path declines. */
 async function handleWithYoga(
   yoga: PetStoreYoga,
@@ -70,6 +75,8 @@ async function handleWithYoga(
   reply: FastifyReply,
 ): Promise<FastifyReply> {
   const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
+  // Yoga answers an Accept it cannot satisfy with an empty 406; ours has the Error body.
+  if (response.status === 406) throw new NotAcceptableError(ANSWERED);
   reply.code(response.status);
   response.headers.forEach((value, key) => reply.header(key, value));
   return reply.send(response.body);

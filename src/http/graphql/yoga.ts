@@ -6,7 +6,8 @@ import { createYoga, type Plugin, type YogaLogger } from 'graphql-yoga';
 import type { Application } from '../../application/index.ts';
 import { requestContext } from '../request-context.ts';
 import type { GraphQLContext } from './builder.ts';
-import { toClientError, useErrorTranslation } from './error-translation.ts';
+import { isUnexpected, toClientError, useErrorTranslation } from './error-translation.ts';
+import { useGetParams } from './get-params.ts';
 import { hardeningPlugins } from './hardening.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
 import { useScopeCacheRelease } from './scope-cache.ts';
@@ -50,6 +51,7 @@ export function createPetStoreYoga(options: YogaOptions) {
     // (`compiled-operations.ts`) runs without them: what they do per request is repeated there, in
     // this order.
     plugins: [
+      useGetParams(),
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
       useStorePosition(),
@@ -113,6 +115,11 @@ function yogaLogger(logger: FastifyBaseLogger): YogaLogger {
     debug: () => {},
     info: () => {},
     warn: (...args: unknown[]) => logger.warn({ args }, 'graphql-yoga warning'),
-    error: (...args: unknown[]) => logger.error({ err: args[0] }, 'graphql-yoga error'),
+    // Yoga logs every error its masking changed: a request it could not read (a body or a
+    // parameter that is not JSON) is the client's mistake, not a fault of the service.
+    error: (...args: unknown[]) =>
+      isUnexpected(args[0])
+        ? logger.error({ err: args[0] }, 'graphql-yoga error')
+        : logger.debug({ err: args[0] }, 'graphql-yoga refused a request'),
   };
 }

@@ -3,7 +3,7 @@
  * `"3"`, so a client that sends it back in `If-Match` changes the pet only if nobody changed it
  * since; `If-None-Match` on a read answers 304 while it still holds. A tag that names no version
  * (malformed, weak in If-Match, or not a number) never matches: If-Match then fails with 412, and
- * If-None-Match lets the read through.
+ * If-None-Match lets the read through. Tags compare as the strings they are: `"00"` names no version.
  */
 export function etagOf(version: number): string {
   return `"${version}"`;
@@ -12,7 +12,8 @@ export function etagOf(version: number): string {
 /** What `If-Match` asks for: any current version (`*`), or one of these; undefined when absent. */
 export type IfMatch = { readonly any: true } | { readonly versions: readonly number[] };
 
-const ENTITY_TAG = /^(W\/)?"(\d{1,15})"$/;
+/** A tag as this service writes them: a version in decimal, without leading zeros (`"00"` is not `"0"`). */
+const ENTITY_TAG = /^(W\/)?"(0|[1-9]\d{0,14})"$/;
 
 export function parseIfMatch(header: string | string[] | undefined): IfMatch | undefined {
   if (header === undefined) return undefined;

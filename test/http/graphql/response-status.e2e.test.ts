@@ -73,3 +73,50 @@ describe('a body that is not JSON', () => {
     });
   });
 });
+
+describe('GET parameters that are not JSON', () => {
+  it.each(['variables', 'extensions'])(
+    'are answered, for the %s parameter, with 400 BAD_REQUEST, as a POST body that is not JSON',
+    async (name) => {
+      const params = new URLSearchParams({ query: '{ __typename }', [name]: '{"f": secret-token' });
+      const response = await fetch(`${server.endpoint}?${params}`);
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        errors: [
+          { message: `The "${name}" parameter is not valid JSON.`, extensions: { code: 'BAD_REQUEST' } },
+        ],
+      });
+    },
+  );
+});
+
+describe('an Accept header that lists no media type GraphQL answers with', () => {
+  const NOT_ACCEPTABLE = {
+    code: 'not_acceptable',
+    message:
+      'Accept lists no media type this request can be answered with: application/graphql-response+json ' +
+      'or application/json for a query or mutation, text/event-stream or multipart/mixed for a ' +
+      'subscription (or for either).',
+    status: 406,
+  };
+
+  it.each([
+    ['a query', 'POST', 'text/html', '{ __typename }'],
+    ['a query', 'GET', 'image/png', '{ __typename }'],
+    ['a subscription', 'POST', 'application/graphql-response+json', 'subscription { petCreated { id } }'],
+  ])('is a 406 with the Error body, for %s by %s under %s', async (_, method, accept, query) => {
+    const response =
+      method === 'POST'
+        ? await fetch(server.endpoint, {
+            method,
+            headers: { 'content-type': 'application/json', accept },
+            body: JSON.stringify({ query }),
+          })
+        : await fetch(`${server.endpoint}?${new URLSearchParams({ query })}`, { headers: { accept } });
+    expect([response.status, response.headers.get('content-type')]).toEqual([
+      406,
+      'application/json; charset=utf-8',
+    ]);
+    expect(await response.json()).toEqual(NOT_ACCEPTABLE);
+  });
+});

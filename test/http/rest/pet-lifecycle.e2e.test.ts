@@ -232,6 +232,13 @@ describe('ETag, If-Match and If-None-Match', () => {
     expect(await eventsOf(pet.id)).toHaveLength(1);
   });
 
+  it('compares tags as exact strings: "00" is not the tag "0" of version 0', async () => {
+    const pet = await create();
+    expect((await patch(pet.id, { name: 'Max' }, { 'if-match': '"00"' })).statusCode).toBe(412);
+    expect((await get(pet.id, { 'if-none-match': '"00"' })).statusCode).toBe(200);
+    expect(await eventsOf(pet.id)).toHaveLength(1);
+  });
+
   it('lets a read through when If-None-Match names no version', async () => {
     const pet = await create();
     expect((await get(pet.id, { 'if-none-match': 'zero' })).statusCode).toBe(200);
