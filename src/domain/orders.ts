@@ -96,7 +96,11 @@ export function validateNewOrder(input: unknown): NewOrder {
   }
   const { petId, note } = record;
   if (typeof petId !== 'number' || !Number.isSafeInteger(petId) || petId < 1) {
-    throw new ValidationError(`petId is required: a pet id from 1 to ${Number.MAX_SAFE_INTEGER}.`, 'petId');
+    const rule = `a pet id from 1 to ${Number.MAX_SAFE_INTEGER}`;
+    throw new ValidationError(
+      petId === undefined ? `petId is required: ${rule}.` : `petId must be ${rule}, as a number.`,
+      'petId',
+    );
   }
   if (note === undefined) return { petId };
   return { petId, note: validateFreeText(note, 'note', ORDER_NOTE_MAX_LENGTH) };

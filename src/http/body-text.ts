@@ -4,11 +4,23 @@ import { AppError, BadRequestError } from '../shared/errors.ts';
 /**
  * A request body's bytes as text, decoded by the charset its Content-Type declares: UTF-8 when it
  * declares none (JSON's own encoding, RFC 8259 §8.1), ISO-8859-1 and US-ASCII too. Bytes the
- * charset cannot hold are a 400, and a charset not listed is a 415: text is never guessed, and a
- * byte is never silently replaced by U+FFFD.
+ * charset cannot hold are a 400, and a charset not listed, two charsets, or a body sent with a
+ * Content-Encoding (gzip…) are a 415: text is never guessed, and a byte is never silently replaced
+ * by U+FFFD.
  */
-export function decodeBodyText(bytes: Buffer, contentType: string | undefined): string {
-  const charset = declaredCharset(contentType);
+export function decodeBodyText(
+  bytes: Buffer,
+  headers: { readonly 'content-type'?: string | undefined; readonly 'content-encoding'?: string | undefined },
+): string {
+  const encoding = headers['content-encoding']?.trim().toLowerCase();
+  if (encoding !== undefined && encoding !== '' && encoding !== 'identity') {
+    throw new AppError(
+      'unsupported_media_type',
+      415,
+      `A body with Content-Encoding ${JSON.stringify(headers['content-encoding'])} is not supported: send it unencoded.`,
+    );
+  }
+  const charset = declaredCharset(headers['content-type']);
   const decode = charset === undefined ? decodeUtf8 : DECODERS.get(charset.toLowerCase());
   if (decode === undefined) {
     throw new AppError(
@@ -51,13 +63,23 @@ const DECODERS = new Map<string, (bytes: Buffer) => string>([
 /** The `charset` parameter of a Content-Type (RFC 9110 §8.3), unquoted; undefined when there is none. */
 export function declaredCharset(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
+  const declared: string[] = [];
   for (const parameter of contentType.split(';').slice(1)) {
     const separator = parameter.indexOf('=');
     if (parameter.slice(0, separator).trim().toLowerCase() !== 'charset') continue;
     const value = parameter.slice(separator + 1).trim();
-    return value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value;
+    declared.push(
+      value.length >= 2 && value.startsWith('"') && value.endsWith('"') ? value.slice(1, -1) : value,
+    );
   }
-  return undefined;
+  if (new Set(declared.map((charset) => charset.toLowerCase())).size > 1) {
+    throw new AppError(
+      'unsupported_media_type',
+      415,
+      `The Content-Type declares more than one charset (${declared.join(', ')}): declare one.`,
+    );
+  }
+  return declared[0];
 }
 
 function hexByte(bytes: Buffer, offset: number): string {

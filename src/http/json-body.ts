@@ -16,7 +16,7 @@ export function parseJsonBody(
 ): void {
   let value: unknown;
   try {
-    value = parseJson(decodeBodyText(body, request.headers['content-type']));
+    value = parseJson(decodeBodyText(body, request.headers));
   } catch (error) {
     done(error as Error);
     return;

@@ -77,7 +77,7 @@ describe('scopes', () => {
     const { secret } = await (await start()).issueKey({ plan: 'free', scopes: ['pets:read'] });
     const response = await graphql(secret, CREATE);
     expect(response.json()).toEqual({
-      data: null,
+      data: { createPet: null },
       errors: [
         {
           message: 'This API key lacks the scope pets:write, which this operation needs.',
@@ -98,6 +98,41 @@ describe('scopes', () => {
     expect(response.json()).toMatchObject({
       data: { __typename: 'Query', pet: null },
       errors: [{ path: ['pet'], extensions: { code: 'insufficient_scope' } }],
+    });
+  });
+
+  it('keeps the fields a key may read when it may not read a list beside them', async () => {
+    const { secret } = await (await start()).issueKey({ plan: 'free', scopes: ['pets:read'] });
+    const response = await graphql(secret, '{ orders { edges { node { id } } } inventory { available } }');
+    expect(response.json()).toEqual({
+      data: { orders: null, inventory: { available: 0 } },
+      errors: [
+        {
+          message: 'This API key lacks the scope orders:read, which this operation needs.',
+          path: ['orders'],
+          extensions: { code: 'insufficient_scope' },
+        },
+      ],
+    });
+  });
+
+  it('answers the mutations that ran when a later one in the same request is refused', async () => {
+    const { secret } = await (await start()).issueKey({ plan: 'free', scopes: ['pets:read', 'pets:write'] });
+    const response = await graphql(
+      secret,
+      'mutation { createPet(input: { name: "Rex", categoryId: 1 }) { ... on Pet { name } } ' +
+        'placeOrder(input: { petId: 1 }) { __typename } }',
+    );
+    expect(response.json()).toEqual({
+      data: { createPet: { name: 'Rex' }, placeOrder: null },
+      errors: [
+        {
+          message: 'This API key lacks the scope orders:write, which this operation needs.',
+          path: ['placeOrder'],
+          extensions: { code: 'insufficient_scope' },
+        },
+      ],
+      extensions: { storePosition: expect.any(String) },
     });
   });
 

@@ -35,6 +35,9 @@ export const builder = new SchemaBuilder<{
   DefaultInputFieldRequiredness: false;
 }>({
   plugins: [ScopeAuthPlugin, ErrorsPlugin, RelayPlugin],
+  // Non-null unless said otherwise. Every Query and Mutation field a scope guards says otherwise:
+  // one the key may not use is null with insufficient_scope, and must leave the rest of the answer
+  // (and the results of mutations already run) in place, not null the whole of `data`.
   defaultFieldNullability: false,
   relay: {
     cursorType: 'String',

@@ -43,7 +43,7 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
     try {
-      text = decodeBodyText(body as Buffer, request.headers['content-type']);
+      text = decodeBodyText(body as Buffer, request.headers);
     } catch (error) {
       done(error as Error);
       return;

@@ -57,6 +57,46 @@ describe('a JSON body with a declared charset', () => {
       });
     },
   );
+
+  it('answers a Content-Type that declares two charsets with 415, and records nothing', async () => {
+    const before = (await t.app.inject({ method: 'GET', url: '/v1/pets?limit=100' })).json().length;
+    const response = await post('application/json; charset=UTF-8; charset=latin1', ZOE_LATIN1);
+    expect(response.json()).toEqual({
+      code: 'unsupported_media_type',
+      message: 'The Content-Type declares more than one charset (UTF-8, latin1): declare one.',
+      status: 415,
+    });
+    expect((await t.app.inject({ method: 'GET', url: '/v1/pets?limit=100' })).json()).toHaveLength(before);
+  });
+});
+
+describe('a JSON body with a Content-Encoding', () => {
+  it.each(['gzip', 'br', 'deflate, gzip'])(
+    'answers %s, which it does not decode, with 415',
+    async (coding) => {
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/v1/pets',
+        headers: { 'content-type': 'application/json', 'content-encoding': coding },
+        payload: '{"name":"Zoe","categoryId":1}',
+      });
+      expect(response.json()).toEqual({
+        code: 'unsupported_media_type',
+        message: `A body with Content-Encoding ${JSON.stringify(coding)} is not supported: send it unencoded.`,
+        status: 415,
+      });
+    },
+  );
+
+  it('takes identity, which is no encoding', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'identity' },
+      payload: '{"name":"Zoe","categoryId":1}',
+    });
+    expect(response.statusCode).toBe(201);
+  });
 });
 
 describe('a JSON body without a charset', () => {

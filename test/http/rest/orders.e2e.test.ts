@@ -93,7 +93,8 @@ describe('POST /v1/store/orders', () => {
 
   it.each([
     [{}, 'petId is required: a pet id from 1 to 9007199254740991.'],
-    [{ petId: '1' }, 'petId is required: a pet id from 1 to 9007199254740991.'],
+    [{ petId: '1' }, 'petId must be a pet id from 1 to 9007199254740991, as a number.'],
+    [{ petId: 0 }, 'petId must be a pet id from 1 to 9007199254740991, as a number.'],
     [{ petId: 1, quantity: 2 }, 'Field quantity cannot be set; an order accepts petId and note.'],
     [{ petId: 1, note: 'x'.repeat(501) }, 'note must be at most 500 characters.'],
   ])('answers %j with 400 and the rule it broke', async (body, message) => {

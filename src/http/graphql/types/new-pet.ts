@@ -21,6 +21,7 @@ export const NewPet = builder.inputType('NewPet', {
 builder.mutationFields((t) => ({
   createPet: t.field({
     type: Pet,
+    nullable: true,
     authScopes: { scope: 'pets:write' },
     description: 'Adds a pet. Returns it, or a ValidationError naming the field that broke a rule.',
     errors: { types: [ValidationError], union: { name: 'CreatePetResult' } },

@@ -96,6 +96,7 @@ const expected = (version: number | null | undefined) =>
 builder.queryFields((t) => ({
   orders: t.field({
     type: OrderConnection,
+    nullable: true,
     authScopes: { scope: 'orders:read' },
     description:
       'Your orders (every order, for an admin key), in the order they were placed: REST’s list rules.',
@@ -125,6 +126,7 @@ builder.queryFields((t) => ({
   }),
   inventory: t.field({
     type: Inventory,
+    nullable: true,
     authScopes: { scope: 'pets:read' },
     description: 'How many pets are available, pending and sold: exact after every write you made.',
     resolve: (_root, _args, { application }) => application.inventory(),
@@ -134,6 +136,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   placeOrder: t.field({
     type: Order,
+    nullable: true,
     authScopes: { scope: 'orders:write' },
     description: 'Orders an available pet: the order is placed and the pet pending, together or not at all.',
     errors: {
@@ -148,6 +151,7 @@ builder.mutationFields((t) => ({
   }),
   completeOrder: t.field({
     type: Order,
+    nullable: true,
     authScopes: { scope: 'orders:write' },
     description: 'Completes a placed order: the pet is sold.',
     errors: { types: CLOSE_ERRORS, union: { name: 'CompleteOrderResult' } },
@@ -161,6 +165,7 @@ builder.mutationFields((t) => ({
   }),
   cancelOrder: t.field({
     type: Order,
+    nullable: true,
     authScopes: { scope: 'orders:write' },
     description: 'Cancels a placed order: the pet is available again.',
     errors: { types: [ValidationError, ...CLOSE_ERRORS], union: { name: 'CancelOrderResult' } },

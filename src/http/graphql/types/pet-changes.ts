@@ -37,6 +37,7 @@ const ID_ARGUMENTS = new Map([
 builder.mutationFields((t) => ({
   updatePet: t.field({
     type: Pet,
+    nullable: true,
     authScopes: { scope: 'pets:write' },
     description:
       'Changes a pet (a merge of `input` into it); each kind of change is an event of its own, and a ' +
@@ -60,6 +61,7 @@ builder.mutationFields((t) => ({
   }),
   removePet: t.field({
     type: RemovedPet,
+    nullable: true,
     authScopes: { scope: 'pets:write' },
     description:
       'Removes a pet from the catalogue; its history stays in the store. With expectedVersion, only if ' +

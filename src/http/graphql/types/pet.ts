@@ -59,6 +59,7 @@ builder.queryFields((t) => ({
   }),
   pets: t.field({
     type: PetConnection,
+    nullable: true,
     authScopes: (_root, args) => (args.asOf == null ? { scope: 'pets:read' } : { allOf: PAST }),
     description:
       'Pets in ascending id order, a page at a time: the REST list rules ' +
