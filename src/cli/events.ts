@@ -41,7 +41,7 @@ export async function run(args: string[]): Promise<void> {
   const feed = eventFeedQueries({ store, keys: keys.keys });
   try {
     const events = values.follow
-      ? feed.followEvents(
+      ? await feed.followEvents(
           { ...filter, ...(after === undefined ? { fromStart: true } : { after }) },
           stop.signal,
         )

@@ -58,7 +58,7 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
     /** All events in store order, a page at a time, optionally of one type or one stream. */
     async eventFeed(query: EventFeedQuery = {}): Promise<EventFeedPage> {
       const limit = validateLimit(query.limit);
-      const after = query.after === undefined ? undefined : parsePosition(query.after, 'after');
+      const after = await givenPosition(store, query.after);
       const filter = validateFilter(query);
       const { events, scannedTo, more } =
         filter.stream === undefined
@@ -74,15 +74,37 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
     },
     /**
      * Every event after `after` (after the store's head when absent: only what comes next), live,
-     * until `signal` aborts. The query is checked at once; the events are pulled: a consumer that
-     * reads slowly slows its own subscription, and nothing piles up in memory.
+     * until `signal` aborts. The query is checked before it resolves (a stream's answer starts only
+     * then); the events are pulled: a consumer that reads slowly slows its own subscription, and
+     * nothing piles up in memory.
      */
-    followEvents(query: FollowQuery, signal: AbortSignal): AsyncIterable<AuditEvent> {
+    async followEvents(query: FollowQuery, signal: AbortSignal): Promise<AsyncIterable<AuditEvent>> {
       const filter = validateFilter(query);
-      const after = query.after === undefined ? undefined : parsePosition(query.after, 'after');
+      const after = await givenPosition(store, query.after);
       return follow(store, keys, filter, after ?? (query.fromStart === true ? 'start' : 'head'), signal);
     },
   };
+}
+
+/**
+ * A position a client sent as `after`, which only this store can have given: one past its last
+ * event is a 400 (a corrupted cursor or Last-Event-ID), not a feed that waits, silent, until the
+ * store gets there.
+ */
+async function givenPosition(
+  store: EventStore,
+  raw: string | bigint | undefined,
+): Promise<bigint | undefined> {
+  if (raw === undefined) return undefined;
+  const after = parsePosition(raw, 'after');
+  const head = (await store.headPosition()) ?? 0n;
+  if (after > head) {
+    throw new ValidationError(
+      `after ${after} is past the store's last event (${head}): only send positions this service gave.`,
+      'after',
+    );
+  }
+  return after;
 }
 
 async function* follow(

@@ -33,7 +33,7 @@ export async function auditEventRoutes(
       const filter = { ...feedFilter(query), ...optional('after', resumeAt ?? after) };
       if (wantsEventStream(request)) {
         const stream = new AbortController();
-        const events = application.followEvents(filter, stream.signal);
+        const events = await application.followEvents(filter, stream.signal);
         open.add(stream);
         reply.raw.once('close', () => {
           stream.abort();

@@ -150,6 +150,33 @@ describe('GET /v1/audit/events', () => {
   it('needs the audit:read scope', async () => {
     expect(await page('', writer)).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
   });
+
+  it.each([
+    ['a page', 'application/json'],
+    ['a stream', 'text/event-stream'],
+  ])(
+    'refuses, for %s, a Last-Event-ID past the store’s last event with 400, rather than wait for it',
+    async (_, accept) => {
+      await createPet();
+      const head = (await server.testApp.store.headPosition())!;
+      const response = await fetch(`${server.origin}/v1/audit/events`, {
+        headers: { ...auth(auditor), accept, 'last-event-id': String(head + 1000n) },
+      });
+      const body = (await response.json()) as { message: string };
+      expect([response.status, body]).toEqual([
+        400,
+        {
+          code: 'validation_failed',
+          message: expect.stringMatching(
+            new RegExp(
+              `^after ${head + 1000n} is past the store's last event \\(\\d+\\): only send positions this service gave\\.$`,
+            ),
+          ),
+          status: 400,
+        },
+      ]);
+    },
+  );
 });
 
 describe('GET /v1/audit/events as server-sent events', () => {
