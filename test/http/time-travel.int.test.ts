@@ -58,6 +58,18 @@ describe('GET /v1/pets?asOf', () => {
     expect(await names(`/v1/pets?asOf=${positionAfterCreation}`)).toEqual(['Rex', 'Tom']);
   });
 
+  it('refuses a position past the store’s last event with 400, rather than answer what later events would change', async () => {
+    const response = await service.send(auditor, 'GET', '/v1/pets?asOf=999999999');
+    expect(response.statusCode).toBe(400);
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message: expect.stringMatching(
+        /^asOf 999999999 is past the store's last event \(\d+\): only send positions this service gave\.$/,
+      ),
+      status: 400,
+    });
+  });
+
   it('answers nothing before the first pet existed', async () => {
     expect(await names(`/v1/pets?asOf=${iso(MONDAY - 1)}`)).toEqual([]);
   });

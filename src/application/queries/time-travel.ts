@@ -37,8 +37,19 @@ export function parseAsOf(text: string): AsOf {
 }
 
 export function timeTravelQueries(deps: { readonly store: EventStore; readonly index: TemporalPetIndex }) {
-  async function caughtUp(): Promise<void> {
+  /**
+   * Waits for the index to include every event stored so far. A position past the last of them was
+   * not given by this store: 400, as for X-Min-Position, rather than an answer that later events
+   * would change.
+   */
+  async function caughtUp(at: AsOf): Promise<void> {
     const head = await deps.store.headPosition();
+    if ('position' in at && at.position > (head ?? 0n)) {
+      throw new ValidationError(
+        `asOf ${at.position} is past the store's last event (${head ?? 0n}): only send positions this service gave.`,
+        'asOf',
+      );
+    }
     if (head === undefined) return;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed out'>(
@@ -60,7 +71,7 @@ export function timeTravelQueries(deps: { readonly store: EventStore; readonly i
       const limit = validateLimit(query.limit);
       const status = query.status === undefined ? undefined : validateStatus(query.status);
       const after = validateAfter(query.after, 'a pet');
-      await caughtUp();
+      await caughtUp(at);
       const { pets, hasMore } = deps.index.pageAsOf({
         at,
         limit,
@@ -74,7 +85,7 @@ export function timeTravelQueries(deps: { readonly store: EventStore; readonly i
     async getPetAsOf(petId: number | bigint, asOf: string): Promise<VersionedPet | undefined> {
       const id = validatePetId(petId);
       const at = parseAsOf(asOf);
-      await caughtUp();
+      await caughtUp(at);
       return deps.index.petAsOf(id, at);
     },
   };
