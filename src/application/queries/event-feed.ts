@@ -3,7 +3,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ApiKeyReadModel } from '../ports/read-models.ts';
 import { validateLimit } from './paging.ts';
-import { parsePosition } from './positions.ts';
+import { givenPosition } from './positions.ts';
 
 /**
  * One event as auditors see it: where it stands in the store, what it was, when, who did it (the
@@ -58,7 +58,7 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
     /** All events in store order, a page at a time, optionally of one type or one stream. */
     async eventFeed(query: EventFeedQuery = {}): Promise<EventFeedPage> {
       const limit = validateLimit(query.limit);
-      const after = await givenPosition(store, query.after);
+      const after = query.after === undefined ? undefined : await givenPosition(store, query.after, 'after');
       const filter = validateFilter(query);
       const { events, scannedTo, more } =
         filter.stream === undefined
@@ -80,31 +80,10 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
      */
     async followEvents(query: FollowQuery, signal: AbortSignal): Promise<AsyncIterable<AuditEvent>> {
       const filter = validateFilter(query);
-      const after = await givenPosition(store, query.after);
+      const after = query.after === undefined ? undefined : await givenPosition(store, query.after, 'after');
       return follow(store, keys, filter, after ?? (query.fromStart === true ? 'start' : 'head'), signal);
     },
   };
-}
-
-/**
- * A position a client sent as `after`, which only this store can have given: one past its last
- * event is a 400 (a corrupted cursor or Last-Event-ID), not a feed that waits, silent, until the
- * store gets there.
- */
-async function givenPosition(
-  store: EventStore,
-  raw: string | bigint | undefined,
-): Promise<bigint | undefined> {
-  if (raw === undefined) return undefined;
-  const after = parsePosition(raw, 'after');
-  const head = (await store.headPosition()) ?? 0n;
-  if (after > head) {
-    throw new ValidationError(
-      `after ${after} is past the store's last event (${head}): only send positions this service gave.`,
-      'after',
-    );
-  }
-  return after;
 }
 
 async function* follow(

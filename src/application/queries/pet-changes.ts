@@ -8,7 +8,7 @@ import {
 } from '../../domain/pets.ts';
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { PetChange, PetReadModel, ReadModelProgress } from '../ports/read-models.ts';
-import { parsePosition } from './positions.ts';
+import { givenPosition } from './positions.ts';
 
 /** Pet changes live, and resumed after a store position: the GraphQL subscriptions' source. */
 export type ResumedPetChanges = {
@@ -28,13 +28,16 @@ export function petChangeQueries(deps: {
     /** Calls `listener` with every pet created, changed or removed from now on, in store order. */
     onPetChange: (listener: (change: PetChange) => void) => pets.onChange(listener),
     /**
-     * The changes after `after` (checked at once), then every later one. The function returned
+     * The changes after `after` (checked before it resolves: a position past the store's last event
+     * is a 400), then every later one. The function returned
      * starts them: `listener` hears the live ones from that call on, and `replayed` yields, from the
      * store, those up to where the read model stood at that call. Consume `replayed` first, then
      * the live ones: together, no gap and no repeat.
      */
-    resumePetChanges(after: string): (listener: (change: PetChange) => void) => ResumedPetChanges {
-      const from = parsePosition(after, 'after');
+    async resumePetChanges(
+      after: string,
+    ): Promise<(listener: (change: PetChange) => void) => ResumedPetChanges> {
+      const from = await givenPosition(store, after, 'after');
       return (listener) => {
         // Both in one synchronous step: every change past `upTo` reaches the listener, none before.
         const upTo = progress.checkpoint;

@@ -5,6 +5,7 @@ import type { EventStore } from '../ports/event-store.ts';
 import type { AsOf, TemporalPetIndex } from '../ports/read-models.ts';
 import type { ListPetsQuery, PetsPage } from './list-pets.ts';
 import { nextAfter, validateAfter, validateLimit } from './paging.ts';
+import { pastTheStore } from './positions.ts';
 import { validatePetId } from './get-pet.ts';
 
 /**
@@ -44,12 +45,7 @@ export function timeTravelQueries(deps: { readonly store: EventStore; readonly i
    */
   async function caughtUp(at: AsOf): Promise<void> {
     const head = await deps.store.headPosition();
-    if ('position' in at && at.position > (head ?? 0n)) {
-      throw new ValidationError(
-        `asOf ${at.position} is past the store's last event (${head ?? 0n}): only send positions this service gave.`,
-        'asOf',
-      );
-    }
+    if ('position' in at && at.position > (head ?? 0n)) throw pastTheStore('asOf', at.position, head ?? 0n);
     if (head === undefined) return;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed out'>(

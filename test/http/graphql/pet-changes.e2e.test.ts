@@ -188,4 +188,15 @@ describe('Subscription.petChanged', () => {
       ['after must be a store position: decimal digits.', 'validation_failed'],
     ]);
   });
+
+  it('refuses an after past the store’s last event, which this store never gave', async () => {
+    const head = (await server.testApp.store.headPosition()) ?? 0n;
+    const response = await server.post(`subscription { petChanged(after: "${head + 1000n}") { id } }`);
+    expect(response.body.errors?.map((error) => [error.message, error.extensions?.code])).toEqual([
+      [
+        expect.stringMatching(new RegExp(`^after ${head + 1000n} is past the store's last event \\(\\d+\\)`)),
+        'validation_failed',
+      ],
+    ]);
+  });
 });

@@ -6,17 +6,17 @@ export const RESUME_AFTER =
   'first, then live ones, with no gap and no repeat. Absent: from now on.';
 
 /** The pet changes a subscription delivers: live, or resumed after a store position. */
-export function petChanges(
+export async function petChanges(
   application: Application,
   after: string | null | undefined,
   closing: AbortSignal,
   wanted: (change: PetChange) => boolean = () => true,
-): AsyncIterableIterator<PetChange> {
+): Promise<AsyncIterableIterator<PetChange>> {
   const only = (emit: (change: PetChange) => void) => (change: PetChange) => {
     if (wanted(change)) emit(change);
   };
   if (after == null) return liveStream((emit) => application.onPetChange(only(emit)), closing);
-  const start = application.resumePetChanges(after); // a bad position fails the request, not the stream
+  const start = await application.resumePetChanges(after); // a bad position fails the request, not the stream
   return resumedStream((emit) => {
     const { replayed, unsubscribe } = start(only(emit));
     return { replayed: filtered(replayed, wanted), unsubscribe };
