@@ -28,10 +28,27 @@ def graphql_errors_are_deliberate(ctx, response, case):
     return None
 
 
+# Positions a client sends back (X-Min-Position, Last-Event-ID, the audit feed's `after`, `asOf`
+# as a store position) take positions the server gave: a made-up one past the store's last event
+# is refused with 400 by design. The run's store holds position 1 (its key); malformed ones are
+# left for the server to refuse.
+GIVEN_POSITION = "1"
+
+
 @schemathesis.hook("map_headers")
 def positions_the_server_gave(ctx, headers):
-    """X-Min-Position takes positions the server gave (X-Store-Position): a made-up one past the
-    store's last event is refused with 400 by design. The run's store holds position 1 (its key)."""
-    if headers and "X-Min-Position" in headers:
-        headers["X-Min-Position"] = "1"
+    for name in ("X-Min-Position", "Last-Event-ID"):
+        if headers and name in headers and str(headers[name]).isdigit():
+            headers[name] = GIVEN_POSITION
     return headers
+
+
+@schemathesis.hook("map_query")
+def positions_the_server_gave_in_queries(ctx, query):
+    if not query:
+        return query
+    if str(query.get("asOf", "")).isdigit():
+        query["asOf"] = GIVEN_POSITION
+    if ctx.operation.path == "/audit/events" and str(query.get("after", "")).isdigit():
+        query["after"] = GIVEN_POSITION
+    return query

@@ -50,7 +50,7 @@ describe('masked errors', () => {
         body: JSON.stringify({ query: '{ pets { edges { cursor } } }' }),
       });
       expect(await response.json()).toEqual({
-        data: null,
+        data: { pets: null },
         errors: [
           {
             message: 'The server failed to handle the request. It has been logged.',

@@ -82,7 +82,7 @@ describe('Query.pets', () => {
       const response = await server.post(PAGE, { first });
       expect(response.status).toBe(200);
       expect(response.body).toEqual({
-        data: null,
+        data: { pets: null },
         errors: [
           {
             message: 'first must be an integer from 1 to 100.',
