@@ -68,6 +68,14 @@ export class IdTable<T> {
       });
   }
 
+  /** The records of `frozenPages`, in ascending id order: as they are now, whatever changes after. */
+  frozenRecords(): Iterable<T> {
+    const pages = this.frozenPages();
+    return (function* () {
+      for (const page of pages) for (const record of page) if (record !== undefined) yield record;
+    })();
+  }
+
   #writable(pageNumber: number, page: (T | undefined)[]): (T | undefined)[] {
     if (!this.#frozen.delete(page)) return page;
     const copy = page.slice();

@@ -42,7 +42,7 @@ export const ordersProjection: Projection<OrdersState> = {
     // One part per order, in id order. Orders are replaced, never changed in place, and the table
     // copies a page it handed out before changing it: taking its pages copies no order on the
     // event loop, however many there are.
-    return snapshotParts(state.byId.frozenPages());
+    return state.byId.frozenRecords();
   },
   fromSnapshot(raw: unknown): OrdersState {
     const state = initialState();
@@ -50,14 +50,6 @@ export const ordersProjection: Projection<OrdersState> = {
     return state;
   },
 };
-
-function* snapshotParts(
-  pages: readonly (readonly (VersionedOrder | undefined)[])[],
-): Generator<VersionedOrder> {
-  for (const page of pages) {
-    for (const order of page) if (order !== undefined) yield order;
-  }
-}
 
 function initialState(): OrdersState {
   return { byId: new IdTable(), all: emptyIndex(), byOwner: new Map() };

@@ -77,7 +77,7 @@ export const petListProjection: Projection<PetListState> = {
     for (const [id, version] of state.removed) removed.push(id, version);
     const heldBy: number[] = [];
     for (const [id, orderId] of state.heldBy) heldBy.push(id, orderId);
-    return snapshotParts(state.byId.frozenPages(), removed, heldBy);
+    return snapshotParts(state.byId.frozenRecords(), removed, heldBy);
   },
   fromSnapshot(parts: readonly unknown[]): PetListState {
     const state = initialState();
@@ -122,23 +122,20 @@ export const petListProjection: Projection<PetListState> = {
 };
 
 function* snapshotParts(
-  pages: readonly (readonly (PetRecord | undefined)[])[],
+  pets: Iterable<PetRecord>,
   removed: number[],
   heldBy: number[],
 ): Generator<PetsPart | RemovedPart> {
   let part = emptyPart();
-  for (const page of pages) {
-    for (const pet of page) {
-      if (pet === undefined) continue;
-      part.ids.push(pet.id);
-      part.names.push(pet.name);
-      part.categoryIds.push(pet.categoryId);
-      part.statuses.push(pet.status === undefined ? -1 : STATUS_INDEX[pet.status]);
-      part.versions.push(pet.version);
-      if (part.ids.length === SNAPSHOT_PART_PETS) {
-        yield part;
-        part = emptyPart();
-      }
+  for (const pet of pets) {
+    part.ids.push(pet.id);
+    part.names.push(pet.name);
+    part.categoryIds.push(pet.categoryId);
+    part.statuses.push(pet.status === undefined ? -1 : STATUS_INDEX[pet.status]);
+    part.versions.push(pet.version);
+    if (part.ids.length === SNAPSHOT_PART_PETS) {
+      yield part;
+      part = emptyPart();
     }
   }
   if (part.ids.length > 0) yield part;

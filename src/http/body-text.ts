@@ -60,7 +60,10 @@ const DECODERS = new Map<string, (bytes: Buffer) => string>([
   ),
 ]);
 
-/** The `charset` parameter of a Content-Type (RFC 9110 §8.3), unquoted; undefined when there is none. */
+/**
+ * The `charset` parameter of a Content-Type (RFC 9110 §8.3), unquoted; undefined when there is none,
+ * and a 415 when there are two that differ.
+ */
 export function declaredCharset(contentType: string | undefined): string | undefined {
   if (contentType === undefined) return undefined;
   const declared: string[] = [];

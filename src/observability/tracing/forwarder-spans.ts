@@ -1,6 +1,6 @@
-import { type Link, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { type Link, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import type { RecordedEvent } from '../../application/ports/event-store.ts';
-import { contextOf } from './trace-context.ts';
+import { contextOf, endedAfter } from './trace-context.ts';
 
 /**
  * A `send <topic>` span (a producer's, in OpenTelemetry's messaging conventions) around each batch
@@ -24,15 +24,7 @@ export function publishSpans(tracer: Tracer, topic: string) {
         'petstore.position.last': batch.at(-1)?.position.toString() ?? '',
       },
     });
-    try {
-      await publish();
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
+    return endedAfter(span, publish);
   };
 }
 

@@ -1,6 +1,6 @@
-import { context, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
+import { context, SpanKind, trace, type Tracer } from '@opentelemetry/api';
 import type { AppendObserver } from '../observed-store.ts';
-import { traceparentOf } from './trace-context.ts';
+import { endedAfter, traceparentOf } from './trace-context.ts';
 
 /**
  * An `eventstore.append` span around every append, child of the active span (the command's), and
@@ -18,14 +18,6 @@ export function appendSpans(tracer: Tracer): AppendObserver {
     });
     const traceparent = traceparentOf(span.spanContext());
     const stamped = events.map((event) => ({ ...event, metadata: { ...event.metadata, traceparent } }));
-    try {
-      return await context.with(trace.setSpan(context.active(), span), () => append(stamped));
-    } catch (error) {
-      span.recordException(error as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
+    return endedAfter(span, () => context.with(trace.setSpan(context.active(), span), () => append(stamped)));
   };
 }
