@@ -112,9 +112,11 @@ beforeAll(async () => {
   metricsUrl = /"metricsUrl":"([^"]+)"/.exec(server.output.join('\n'))![1]!;
 }, 60_000);
 afterAll(async () => {
-  await server?.kill('SIGKILL');
+  // SIGTERM: the primary exits once its workers have stopped. After a SIGKILL the orphaned
+  // workers shut down on their own, still writing into the data directory as it is removed.
+  await server?.kill('SIGTERM');
   temp?.remove();
-});
+}, 30_000);
 
 describe('petstore start --workers 2', () => {
   it('says once, from the primary, that it listens with two workers', () => {
