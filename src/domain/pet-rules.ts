@@ -1,5 +1,5 @@
 import { ValidationError } from '../shared/errors.ts';
-import { validateFreeText } from './text.ts';
+import { isBlank, validateFreeText } from './text.ts';
 import { type NewPet, PET_STATUSES, type PetPatch, type PetStatus } from './pets.ts';
 
 /**
@@ -73,7 +73,7 @@ export function validateStatus(status: unknown, field = 'status'): PetStatus {
 
 function validateName(name: unknown): string {
   if (typeof name !== 'string') throw new ValidationError('name is required and must be a string.', 'name');
-  if (name.trim().length === 0) throw new ValidationError('name must not be empty.', 'name');
+  if (isBlank(name)) throw new ValidationError('name must not be empty.', 'name');
   return validateFreeText(name, 'name', PET_NAME_MAX_LENGTH);
 }
 

@@ -23,6 +23,17 @@ export function validateFreeText(value: unknown, field: string, maxLength: numbe
   return text;
 }
 
+/**
+ * Whether text shows nothing: only white space and code points that render as nothing (zero-width
+ * spaces and joiners, word joiners, the byte order mark, variation selectors: Unicode's
+ * Default_Ignorable_Code_Point). `trim()` would let U+200B alone pass as a name.
+ */
+export function isBlank(text: string): boolean {
+  return BLANK.test(text);
+}
+
+const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
+
 const BIDI_FORMATTING: Readonly<Record<number, string>> = {
   0x202a: 'LEFT-TO-RIGHT EMBEDDING',
   0x202b: 'RIGHT-TO-LEFT EMBEDDING',

@@ -55,6 +55,22 @@ describe('validateNewPet', () => {
     expect(validateNewPet({ name, categoryId: 1 }).name).toBe(name);
   });
 
+  it.each([
+    ['a zero-width space', '\u200b'],
+    ['a word joiner between spaces', ' \u2060 '],
+    ['a zero-width joiner and a variation selector', '\u200d\ufe0f'],
+    ['a no-break space', '\u00a0'],
+  ])('refuses a name that shows nothing: %s', (_what, name) => {
+    expect(validationFailure({ name, categoryId: 1 })).toEqual({
+      field: 'name',
+      message: 'name must not be empty.',
+    });
+  });
+
+  it('accepts a name with a zero-width joiner between visible characters', () => {
+    expect(validateNewPet({ name: '\u{1f415}\u200d\u{1f9ba}', categoryId: 1 }).name).toBe('🐕‍🦺');
+  });
+
   it('stores a name in NFC, so that one name has one spelling', () => {
     expect(validateNewPet({ name: 'Zoe\u0301', categoryId: 1 }).name).toBe('Zo\u00e9');
   });
