@@ -78,6 +78,11 @@ async function handleWithYoga(
   // Yoga answers an Accept it cannot satisfy with an empty 406; ours has the Error body.
   if (response.status === 406) throw new NotAcceptableError(ANSWERED);
   reply.code(response.status);
-  response.headers.forEach((value, key) => reply.header(key, value));
+  response.headers.forEach((value, key) => {
+    // Yoga marks its event streams `Content-Encoding: none`, which names no content coding (RFC
+    // 9110 §8.4.1): a strict client or proxy would refuse a body in a coding it does not know. The
+    // names keep the case Yoga gave them.
+    if (key.toLowerCase() !== 'content-encoding' || value !== 'none') reply.header(key, value);
+  });
   return reply.send(response.body);
 }

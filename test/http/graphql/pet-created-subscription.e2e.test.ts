@@ -30,6 +30,22 @@ function subscribe(count: number, whenOpen: () => Promise<void>): Promise<unknow
 }
 
 describe('Subscription.petCreated over server-sent events', () => {
+  it('answers as an event stream in no content coding: no Content-Encoding header', async () => {
+    const abort = new AbortController();
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+      signal: abort.signal,
+    });
+    const headers = {
+      type: response.headers.get('content-type'),
+      coding: response.headers.get('content-encoding'),
+    };
+    abort.abort();
+    expect(headers).toEqual({ type: 'text/event-stream', coding: null });
+  });
+
   it('delivers pets created through GraphQL and REST after subscribing, in store order', async () => {
     const viaGraphQL = { name: randomName(), categoryId: randomCategoryId(), status: 'available' };
     const viaRest = { name: randomName(), categoryId: randomCategoryId(), status: 'sold' };
