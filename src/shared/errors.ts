@@ -117,14 +117,21 @@ export class MethodNotAllowedError extends AppError {
 
 /** An `If-Match` (or `expectedVersion`) that no longer names the resource's current version. */
 export class PreconditionFailedError extends AppError {
-  constructor(what: string, expected: readonly number[], current: number) {
-    const named = expected.length === 0 ? 'the one If-Match names' : expected.join(' or ');
-    super(
-      'precondition_failed',
-      412,
-      `${what} is at version ${current}, not ${named}: read it again, then retry the change.`,
-    );
+  /**
+   * `expected`: the versions If-Match or expectedVersion named, none of them current. Absent: the
+   * current version is one If-None-Match names (or it is `*`), which asked not to change it.
+   */
+  constructor(what: string, current: number, expected?: readonly number[]) {
+    super('precondition_failed', 412, preconditionMessage(what, current, expected));
   }
+}
+
+function preconditionMessage(what: string, current: number, expected: readonly number[] | undefined): string {
+  if (expected === undefined) {
+    return `${what} is at version ${current}, which If-None-Match names: nothing was changed.`;
+  }
+  const named = expected.length === 0 ? 'the one If-Match names' : expected.join(' or ');
+  return `${what} is at version ${current}, not ${named}: read it again, then retry the change.`;
 }
 
 /** The same Idempotency-Key was sent again with a different request body. */

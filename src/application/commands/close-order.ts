@@ -8,8 +8,7 @@ import {
 import type { RequestContext } from '../../shared/context.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../shared/errors.ts';
 import { WrongExpectedRevisionError } from '../ports/event-store.ts';
-import type { ChangeOptions } from './pet-stream.ts';
-import { fromReadModel, fromStream } from './pet-stream.ts';
+import { type ChangeOptions, fromReadModel, fromStream, unmetPrecondition } from './pet-stream.ts';
 import {
   appendOrderDecision,
   loadOrder,
@@ -66,14 +65,13 @@ async function closeOrder(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const { order, version } = await loadOrder(deps, id, fromStore);
     const visible = visibleOrder(order, id, context);
-    const stale = visible === undefined || (expected !== undefined && !expected.includes(version!));
-    if (stale && !fromStore) {
+    const unmet = visible === undefined ? undefined : unmetPrecondition(`Order ${id}`, options, version!);
+    if ((visible === undefined || unmet !== undefined) && !fromStore) {
       fromStore = true; // this process's read model may be behind another process's write
       continue;
     }
     if (visible === undefined) throw orderNotFound(id);
-    if (expected !== undefined && !expected.includes(version!))
-      throw preconditionFailed(id, expected, version!);
+    if (unmet !== undefined) throw unmet;
     const pet = fromStore
       ? await fromStream(deps, visible.petId)
       : fromReadModel({ readModel: deps.pets }, visible.petId);
@@ -93,7 +91,7 @@ async function closeOrder(
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (expected !== undefined && error.streamName === orderStreamName(id)) {
-        throw preconditionFailed(id, expected, Number(error.actual));
+        throw new PreconditionFailedError(`Order ${id}`, Number(error.actual), expected);
       }
       fromStore = true; // the order or its pet changed meanwhile: decide again on them as they are
     }
@@ -108,12 +106,4 @@ export function validateOrderId(id: number | bigint): number {
   }
   if (wide > BigInt(Number.MAX_SAFE_INTEGER)) throw new NotFoundError(`No order has the id ${wide}.`);
   return Number(wide);
-}
-
-function preconditionFailed(
-  id: number,
-  expected: readonly number[],
-  current: number,
-): PreconditionFailedError {
-  return new PreconditionFailedError(`Order ${id}`, expected, current);
 }

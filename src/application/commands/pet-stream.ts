@@ -33,7 +33,26 @@ export type ChangeOptions = {
    * version is a 412, and so is a concurrent change that wins. Absent: any version.
    */
   readonly expectedVersions?: readonly number[];
+  /**
+   * The versions the client does not want changed (from `If-None-Match`; `'any'` for `*`): a
+   * current version among them is a 412. Absent: none.
+   */
+  readonly unwantedVersions?: readonly number[] | 'any';
 };
+
+/** Why the options refuse a change to this current version (a 412); undefined when they allow it. */
+export function unmetPrecondition(
+  what: string,
+  options: ChangeOptions,
+  current: number,
+): PreconditionFailedError | undefined {
+  const { expectedVersions: expected, unwantedVersions: unwanted } = options;
+  if (expected !== undefined && !expected.includes(current)) {
+    return new PreconditionFailedError(what, current, expected);
+  }
+  if (unwanted === 'any' || unwanted?.includes(current)) return new PreconditionFailedError(what, current);
+  return undefined;
+}
 
 export type PetChangeResult = {
   /** The pet after the change; undefined once removed. */
@@ -61,14 +80,13 @@ export async function changePet(
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const { state, version } = fromStore ? await fromStream(deps, id) : fromReadModel(deps, id);
     const current = state?.kind === 'live' ? version : undefined;
-    const stale = current === undefined || (expected !== undefined && !expected.includes(current));
-    if (stale && !fromStore) {
+    const unmet = current === undefined ? undefined : unmetPrecondition(`Pet ${id}`, options, current);
+    if ((current === undefined || unmet !== undefined) && !fromStore) {
       fromStore = true; // the read model may not have this pet's latest events yet
       continue;
     }
     livePet(state, id); // 404 before 412: an unknown or removed pet has no version to compare
-    if (expected !== undefined && !expected.includes(current!))
-      throw preconditionFailed(id, expected, current!);
+    if (unmet !== undefined) throw unmet;
     const events = decide(state);
     if (events.length === 0)
       return { pet: versioned(state, current!), version: current!, position: undefined };
@@ -84,7 +102,8 @@ export async function changePet(
       return { pet: versioned(after, newVersion), version: newVersion, position: result.position };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
-      if (expected !== undefined) throw preconditionFailed(id, expected, Number(error.actual));
+      if (expected !== undefined)
+        throw new PreconditionFailedError(`Pet ${id}`, Number(error.actual), expected);
       fromStore = true; // another change came first: decide again on the pet as it is now
     }
   }
@@ -126,12 +145,4 @@ function versioned(state: PetState, version: number): VersionedPet | undefined {
 
 function withoutVersion({ version: _version, ...pet }: VersionedPet): Pet {
   return pet;
-}
-
-function preconditionFailed(
-  id: number,
-  expected: readonly number[],
-  current: number,
-): PreconditionFailedError {
-  return new PreconditionFailedError(`Pet ${id}`, expected, current);
 }

@@ -1,7 +1,8 @@
 /**
  * Entity tags for versioned resources (RFC 9110 §8.8.3): a pet's ETag is its stream revision,
  * `"3"`, so a client that sends it back in `If-Match` changes the pet only if nobody changed it
- * since; `If-None-Match` on a read answers 304 while it still holds. A tag that names no version
+ * since; `If-None-Match` on a read answers 304 while it still holds, and on a change refuses it
+ * with 412 when it names the current version (`*`: any), as RFC 9110 §13.1.2 asks. A tag that names no version
  * (malformed, weak in If-Match, or not a number) never matches: If-Match then fails with 412, and
  * If-None-Match lets the read through. Tags compare as the strings they are: `"00"` names no version.
  */
@@ -23,11 +24,19 @@ export function parseIfMatch(header: string | string[] | undefined): IfMatch | u
   return { versions: tags(joined).flatMap((tag) => (tag.weak ? [] : [tag.version])) };
 }
 
+/** What `If-None-Match` names: any current version (`*`), or these (compared weakly); undefined when absent. */
+export function parseIfNoneMatch(
+  header: string | string[] | undefined,
+): readonly number[] | 'any' | undefined {
+  if (header === undefined) return undefined;
+  const joined = Array.isArray(header) ? header.join(',') : header;
+  return joined.trim() === '*' ? 'any' : tags(joined).map((tag) => tag.version);
+}
+
 /** Whether `If-None-Match` holds for this version: weak comparison, `*` matches any. */
 export function ifNoneMatchHolds(header: string | string[] | undefined, version: number): boolean {
-  if (header === undefined) return false;
-  const joined = Array.isArray(header) ? header.join(',') : header;
-  return joined.trim() === '*' || tags(joined).some((tag) => tag.version === version);
+  const named = parseIfNoneMatch(header);
+  return named === 'any' || (named?.includes(version) ?? false);
 }
 
 function tags(list: string): { weak: boolean; version: number }[] {

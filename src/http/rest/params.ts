@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChangeOptions } from '../../application/index.ts';
 import { ValidationError } from '../../shared/errors.ts';
-import { parseIfMatch } from './etag.ts';
+import { parseIfMatch, parseIfNoneMatch } from './etag.ts';
 
 /** Reading query, path and header values the same way on every route. */
 
@@ -33,10 +33,17 @@ export function singleHeader(request: FastifyRequest, name: string): string | un
   return value;
 }
 
-/** The versions `If-Match` names, as the application's change options (none for `*` or no header). */
-export function ifMatch(request: FastifyRequest): ChangeOptions {
+/**
+ * A change's preconditions as the application's change options: the versions `If-Match` names
+ * (none for `*` or no header) and those `If-None-Match` names (`*`: any current version).
+ */
+export function preconditions(request: FastifyRequest): ChangeOptions {
   const condition = parseIfMatch(request.headers['if-match']);
-  return condition === undefined || 'any' in condition ? {} : { expectedVersions: condition.versions };
+  const unwanted = parseIfNoneMatch(request.headers['if-none-match']);
+  return {
+    ...(condition !== undefined && 'versions' in condition && { expectedVersions: condition.versions }),
+    ...(unwanted !== undefined && { unwantedVersions: unwanted }),
+  };
 }
 
 /**

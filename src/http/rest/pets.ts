@@ -6,7 +6,7 @@ import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
 import { etagOf, ifNoneMatchHolds } from './etag.ts';
-import { idParam, ifMatch, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
+import { idParam, preconditions, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
 import { PetJsonCache } from './pet-json.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -89,7 +89,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
         idParam(request, 'petId'),
         request.body,
         requestContext(request),
-        ifMatch(request),
+        preconditions(request),
       );
       return sendPet(reply, pet!);
     },
@@ -98,7 +98,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
   app.delete('/pets/:petId', { config: WRITE }, async (request, reply) => {
     const reason = stringParam(request.query as Record<string, unknown>, 'reason');
     await application.removePet(idParam(request, 'petId'), requestContext(request), {
-      ...ifMatch(request),
+      ...preconditions(request),
       ...(reason !== undefined && { reason }),
     });
     return reply.code(204).send();

@@ -6,7 +6,7 @@ import { allowOnly } from '../four-oh-four.ts';
 import { inventoryResponseSchema, orderResponseSchema, ordersResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
 import { etagOf, ifNoneMatchHolds } from './etag.ts';
-import { idParam, ifMatch, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
+import { idParam, preconditions, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
 
 const READ = { scope: 'orders:read' } as const;
 const WRITE = { scope: 'orders:write' } as const;
@@ -69,7 +69,7 @@ export async function storeRoutes(
     const { order } = await application.completeOrder(
       idParam(request, 'orderId'),
       requestContext(request),
-      ifMatch(request),
+      preconditions(request),
     );
     return sendOrder(reply, order);
   });
@@ -77,7 +77,7 @@ export async function storeRoutes(
   app.post('/store/orders/:orderId/cancel', { config: WRITE, ...one }, async (request, reply) => {
     const reason = cancelReason(request.body);
     const { order } = await application.cancelOrder(idParam(request, 'orderId'), requestContext(request), {
-      ...ifMatch(request),
+      ...preconditions(request),
       ...(reason !== undefined && { reason }),
     });
     return sendOrder(reply, order);

@@ -160,6 +160,19 @@ describe('completing and cancelling', () => {
     expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
   });
 
+  it("answers a cancel whose If-None-Match names the order's version with 412, and records nothing", async () => {
+    const order = await placed(await availablePet());
+    const response = await send('POST', `/v1/store/orders/${order.id}/cancel`, undefined, {
+      'if-none-match': '"0"',
+    });
+    expect(response.json()).toEqual({
+      code: 'precondition_failed',
+      message: `Order ${order.id} is at version 0, which If-None-Match names: nothing was changed.`,
+      status: 412,
+    });
+    expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
+  });
+
   it('answers 404 not_found for an unknown order', async () => {
     expect((await send('POST', '/v1/store/orders/987654321/cancel')).json().code).toBe('not_found');
   });

@@ -243,4 +243,33 @@ describe('ETag, If-Match and If-None-Match', () => {
     const pet = await create();
     expect((await get(pet.id, { 'if-none-match': 'zero' })).statusCode).toBe(200);
   });
+
+  it('refuses a PATCH whose If-None-Match names the current version with 412, and records nothing', async () => {
+    const pet = await create();
+    const response = await patch(pet.id, { name: 'Max' }, { 'if-none-match': 'W/"0"' });
+    expect(response.json()).toEqual({
+      code: 'precondition_failed',
+      message: `Pet ${pet.id} is at version 0, which If-None-Match names: nothing was changed.`,
+      status: 412,
+    });
+    expect(openApiMismatches('PATCH', '/pets/{petId}', response)).toEqual([]);
+    expect(await eventsOf(pet.id)).toHaveLength(1);
+  });
+
+  it('changes a pet once it has left the version If-None-Match names', async () => {
+    const pet = await create();
+    await patch(pet.id, { name: 'Max' });
+    const response = await patch(pet.id, { name: 'Bo' }, { 'if-none-match': '"0"' });
+    expect([response.statusCode, response.headers.etag]).toEqual([200, '"2"']);
+  });
+
+  it('refuses a DELETE with If-None-Match: * while the pet exists, and keeps the pet', async () => {
+    const pet = await create();
+    expect((await remove(pet.id, { 'if-none-match': '*' })).statusCode).toBe(412);
+    expect((await get(pet.id)).statusCode).toBe(200);
+  });
+
+  it('answers 404 before 412 when If-None-Match: * meets a pet that does not exist', async () => {
+    expect((await patch(987_654_321, { name: 'Max' }, { 'if-none-match': '*' })).statusCode).toBe(404);
+  });
 });
