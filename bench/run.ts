@@ -77,6 +77,8 @@ const SECTIONS = ['http', 'store', 'latency', 'workers', 'scale'] as const;
 if (only !== undefined && !(SECTIONS as readonly string[]).includes(only))
   throw new Error(`--only takes one of ${SECTIONS.join(', ')}`);
 const runs = (section: (typeof SECTIONS)[number]) => only === undefined || only === section;
+// Taken before the build: what a run measures is the tree as it starts.
+const commitAtStart = commitDescription();
 log('building the bundle production runs (npm run build)');
 buildPetstore();
 const http = runs('http')
@@ -109,7 +111,7 @@ const scale = runs('scale')
 const text = report(
   {
     date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-    commit: commitDescription(),
+    commit: measuredCommit(commitAtStart, commitDescription()),
     mode: quick ? 'quick' : 'full',
     petCount: settings.petCount,
     seconds: settings.seconds,
@@ -132,6 +134,11 @@ if (!quick && !values['no-append'] && only === undefined) {
     );
   appendFileSync(file, `${text}\n`);
   log(`appended to ${file}`);
+}
+
+/** The commit at the start, and what it became when the tree changed while the run went on. */
+function measuredCommit(atStart: string, atEnd: string): string {
+  return atStart === atEnd ? atStart : `${atStart} (the tree changed during the run: ${atEnd} at its end)`;
 }
 
 /** The commit measured, marked when the working tree had changes to tracked files. */
