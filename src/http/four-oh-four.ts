@@ -1,5 +1,5 @@
 import { METHODS } from 'node:http';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { MethodNotAllowedError, NotFoundError } from '../shared/errors.ts';
 import { sendError } from './error-handler.ts';
 
@@ -29,11 +29,18 @@ export function routeEveryMethod(app: FastifyInstance): void {
  * with 405 and `Allow`. It rejects in `onRequest`, so
  * the answer is a 405 whatever the body (no 400 or 415 from parsing a body nobody will read).
  */
-export function allowOnly(app: FastifyInstance, url: string, allowed: readonly string[]): void {
+export function allowOnly(
+  app: FastifyInstance,
+  url: string,
+  allowed: readonly string[],
+  /** The route config of the allowed methods, when the guard must treat the 405 as it treats them. */
+  config?: FastifyContextConfig,
+): void {
   const error = (method: string) => new MethodNotAllowedError(method, allowed);
   app.route({
     method: app.supportedMethods.filter((method) => !allowed.includes(method)),
     url,
+    ...(config !== undefined && { config }),
     onRequest: async (request) => {
       throw error(request.method);
     },

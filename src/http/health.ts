@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.ts';
 import { sendError } from './error-handler.ts';
+import { allowOnly } from './four-oh-four.ts';
 
 /** Whether this process should take traffic now; when not, why, in words an operator can act on. */
 export type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
@@ -33,6 +34,8 @@ export function healthRoutes(
   const alive = async () => OK;
   app.get('/health', probe, alive);
   app.get('/health/live', probe, alive);
+  for (const url of ['/health', '/health/live', '/health/ready'])
+    allowOnly(app, url, ['GET', 'HEAD'], probe.config);
   app.get('/health/ready', probe, async (_request, reply) => {
     const state = options.shuttingDown()
       ? ({ ready: false, reason: 'the server is shutting down' } as const)

@@ -36,6 +36,10 @@ let server: ServerProcess;
 let operationsServer: ServerProcess;
 let key: string;
 const OPERATIONS_PATHS = '^/(audit|admin)/';
+/** The probes live outside /v1 (their own `servers` in the document): fuzzed from the root. */
+const HEALTH_PATHS = '^/health';
+/** The keys of a path item that are operations (it may also hold `servers` or `parameters`). */
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 beforeAll(async () => {
   if (!available) return;
@@ -82,16 +86,20 @@ describe.runIf(available)('fuzzing with Schemathesis', () => {
       '--url',
       `${server.url}/v1`,
       '--exclude-path-regex',
-      OPERATIONS_PATHS,
+      `${OPERATIONS_PATHS}|${HEALTH_PATHS}`,
       '--max-examples',
       '60',
     );
     // Every operation of the document, and chains of calls along its links (create → read →
     // change → remove; order → complete or cancel) in the stateful phase.
-    const operations = Object.entries(openApiDocument.paths).flatMap(([path, methods]) =>
-      Object.keys(methods).map(() => path),
+    const operations = Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((key) => HTTP_METHODS.has(key))
+        .map(() => path),
     );
-    const selected = operations.filter((path) => !new RegExp(OPERATIONS_PATHS).test(path));
+    const selected = operations.filter(
+      (path) => !new RegExp(`${OPERATIONS_PATHS}|${HEALTH_PATHS}`).test(path),
+    );
     expect(run.output).toContain(`Selected: ${selected.length}/${operations.length}`);
     expect(run.output).toMatch(/✅ Stateful/);
     expect(run.status, run.output).toBe(0);
@@ -110,6 +118,27 @@ describe.runIf(available)('fuzzing with Schemathesis', () => {
     expect(run.output).toContain('API Operations');
     expect(run.status, run.output).toBe(0);
   });
+
+  it(
+    'finds no failure in the health probes, called at the root as their servers say',
+    { timeout: 300_000 },
+    () => {
+      const run = schemathesis(
+        `${server.url}/v1/openapi.json`,
+        '--url',
+        server.url,
+        '--include-path-regex',
+        HEALTH_PATHS,
+        '--max-examples',
+        '10',
+        // They take no input and link to nothing: no stateful phase.
+        '--phases',
+        'examples,coverage,fuzzing',
+      );
+      expect(run.output).toContain('3 selected /');
+      expect(run.status, run.output).toBe(0);
+    },
+  );
 
   it('finds no failure in GraphQL operations generated from the schema', { timeout: 300_000 }, () => {
     const run = schemathesis(

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openGuard } from '../../src/http/guard.ts';
 import { startTestApp } from '../support/app.ts';
+import { openApiMismatches, type ResponseLike } from '../support/openapi.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -19,12 +20,32 @@ afterAll(async () => {
   temp?.remove();
 });
 
+/** A fetched response in the shape openApiMismatches reads. */
+async function asResponseLike(response: Response): Promise<ResponseLike> {
+  return {
+    statusCode: response.status,
+    body: await response.text(),
+    headers: Object.fromEntries(response.headers),
+  };
+}
+
 describe.each(['/health/live', '/health/ready', '/health'])('GET %s', (path) => {
   it('answers 200 {"status":"ok"} without a key and without rate-limit headers', async () => {
     const response = await fetch(`${server.url}${path}`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ status: 'ok' });
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+  });
+
+  it('answers as the OpenAPI document describes it', async () => {
+    const response = await asResponseLike(await fetch(`${server.url}${path}`));
+    expect(openApiMismatches('GET', path, response)).toEqual([]);
+  });
+
+  it('answers another method with 405 method_not_allowed and Allow, without a key', async () => {
+    const response = await fetch(`${server.url}${path}`, { method: 'POST' });
+    expect([response.status, response.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
+    expect((await response.json()).code).toBe('method_not_allowed');
   });
 
   it('is never rate-limited: more probes than any per-address budget all succeed', async () => {
@@ -56,6 +77,7 @@ describe('while the server shuts down', () => {
     try {
       const ready = await fetch(`${address}/health/ready`, { headers: { 'x-request-id': randomUUID() } });
       expect(ready.status).toBe(503);
+      expect(openApiMismatches('GET', '/health/ready', await asResponseLike(ready.clone()))).toEqual([]);
       expect(ready.headers.get('content-type')).toBe('application/json; charset=utf-8');
       expect(await ready.json()).toEqual({
         code: 'not_ready',
