@@ -2,6 +2,7 @@ import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, watch } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createApiKey } from './api-key.ts';
 import type { Machine } from './machine.ts';
 import { processCpuMs } from './process-cpu.ts';
@@ -32,6 +33,12 @@ export type LatencyFigures = {
   readonly failures: number;
   /** Server CPU per request during the phase (every request of the phase), all threads and the main thread, µs. */
   readonly cpuUs: { readonly all: number; readonly main: number };
+  /**
+   * How late the load generator's own event loop ran during the phase (p99 and max, ms): a late
+   * loop reads responses late, and its lateness is counted in the latencies as if it were the
+   * server's. Small beside the latencies, it leaves them the server's.
+   */
+  readonly generatorDelay: { readonly p99Ms: number; readonly maxMs: number };
 };
 
 export type ReadLatencyFigures = {
@@ -116,9 +123,9 @@ async function atSize(
         seconds,
         getRate,
         postRate,
-        alone: figures(alone.result, alone.cpuUs),
-        withWrites: figures(withWrites.result[0], withWrites.cpuUs),
-        writes: figures(withWrites.result[1], withWrites.cpuUs),
+        alone: figures(alone.result, alone),
+        withWrites: figures(withWrites.result[0], withWrites),
+        writes: figures(withWrites.result[1], withWrites),
         snapshots: snapshots.stop(),
       };
     } finally {
@@ -191,20 +198,28 @@ function send(
   });
 }
 
-/** Runs `phase` and measures the server's CPU per request during it. */
+/** Runs `phase` and measures the server's CPU per request and this process's event-loop delay during it. */
 async function measured<T extends Phase | Phase[]>(pid: number, phase: () => Promise<T>) {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
   const before = processCpuMs(pid);
+  delay.enable();
   const result = await phase();
+  delay.disable();
   const after = processCpuMs(pid);
   const requests = [result].flat().reduce((sum, p) => sum + p.latenciesMs.length + p.failures, 0);
   const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(requests, 1));
   return {
     result,
     cpuUs: { all: perRequest(after.all - before.all), main: perRequest(after.main - before.main) },
+    // The histogram counts from the timer's due time, in ns, with its 1 ms resolution included.
+    generatorDelay: { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 },
   };
 }
 
-function figures(phase: Phase, cpuUs: LatencyFigures['cpuUs']): LatencyFigures {
+function figures(
+  phase: Phase,
+  { cpuUs, generatorDelay }: Pick<LatencyFigures, 'cpuUs' | 'generatorDelay'>,
+): LatencyFigures {
   const sorted = Float64Array.from(phase.latenciesMs).sort();
   const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.ceil(p * sorted.length) - 1]!);
   return {
@@ -215,6 +230,7 @@ function figures(phase: Phase, cpuUs: LatencyFigures['cpuUs']): LatencyFigures {
     maxMs: at(1),
     failures: phase.failures,
     cpuUs,
+    generatorDelay,
   };
 }
 

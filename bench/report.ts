@@ -171,6 +171,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
       String(failures),
       `${(withWrites.p99Ms / alone.p99Ms).toFixed(2)}×`,
       met(p99Ok && p999Ok && failures === 0),
+      `${ms(alone.generatorDelay.p99Ms)} / ${ms(alone.generatorDelay.maxMs)}; ${ms(withWrites.generatorDelay.p99Ms)} / ${ms(withWrites.generatorDelay.maxMs)}`,
     ];
   });
   const first = runs[0];
@@ -179,7 +180,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
       ? 'GET'
       : `GET /v1/pets?limit=20 at ${int(first.getRate)}/s, alone and with POST /v1/pets at ${int(first.postRate)}/s, ${first.seconds} s each`;
   return [
-    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included.`,
+    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included. Load generator delay: how late the load generator's own event loop ran (1 ms resolution included), which the latencies count as the server's.`,
     '',
     table(
       [
@@ -191,6 +192,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
         'Failed',
         'p99 with ÷ alone',
         'Met',
+        'Load generator delay p99 / max: alone; with',
       ],
       rows,
     ),
