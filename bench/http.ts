@@ -9,6 +9,7 @@ import type { Machine } from './machine.ts';
 import { httpScenarios, NEW_PET_BODY, RENAME_BODY, type HttpScenario } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
 import { petstoreEnv, ROOT, startBaseline, startPetstore } from './servers.ts';
+import { type StealFigures, stealOn, watchSteal } from './steal.ts';
 
 export type HttpFigure = {
   readonly scenario: HttpScenario;
@@ -17,6 +18,8 @@ export type HttpFigure = {
   readonly ratio: PairedRatio;
   /** The ceiling server (the same bytes with the pet store's headers) against the baseline. */
   readonly ceiling?: { readonly run: LoadResult; readonly ratio: PairedRatio } | undefined;
+  /** CPU steal on the server core over the scenario's rounds, both sides (see steal.ts). */
+  readonly steal: StealFigures;
 };
 
 export type HttpRun = {
@@ -85,6 +88,7 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
           const baselineRuns: LoadResult[] = [];
           const ceilingRuns: LoadResult[] = [];
           const petstoreRuns: LoadResult[] = [];
+          const steal = watchSteal();
           for (let i = 0; i < options.rounds; i++) {
             const baselineRun = await runLoad(baseline.url, round);
             const ceilingRun =
@@ -99,6 +103,7 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
               `http:   round ${i + 1}: baseline ${Math.round(baselineRun.requestsPerSecond)} req/s${ceilingNote}, pet store ${Math.round(petstoreRun.requestsPerSecond)} req/s`,
             );
           }
+          const stolen = stealOn(steal.stop(), machine.serverCpu);
           figures.push({
             scenario,
             petstore: combineRuns(petstoreRuns),
@@ -108,6 +113,7 @@ export async function runHttpBenchmark(machine: Machine, options: HttpOptions): 
               ceilingRuns.length === 0
                 ? undefined
                 : { run: combineRuns(ceilingRuns), ratio: pairedRatio(ceilingRuns, baselineRuns) },
+            steal: stolen,
           });
         }
         if (options.scenario !== undefined)

@@ -9,6 +9,7 @@ import { processCpuMs } from './process-cpu.ts';
 import { NEW_PET_BODY } from './scenarios/http.ts';
 import { seedDataDir } from './seed.ts';
 import { petstoreEnv, ROOT, startPetstore, waitForTemporalIndex } from './servers.ts';
+import { type StealFigures, stealOn, watchSteal } from './steal.ts';
 
 /**
  * Do writes stall reads? GET latency at a fixed rate, alone and while durable POSTs flow at a fixed
@@ -18,7 +19,8 @@ import { petstoreEnv, ROOT, startPetstore, waitForTemporalIndex } from './server
  * with its default snapshot interval, and the window is long enough for the writes to pass it at
  * least once: the figures include what a snapshot costs the reads. Each phase also records the
  * server's CPU time per request, all threads and the main thread's own (from /proc), which moves
- * far less than latencies with the load of a shared machine. Each phase follows 3 s of reads and
+ * far less than latencies with the load of a shared machine, and the CPU steal on the server's core
+ * (steal.ts): time the host took from it, which the latencies count as the server's. Each phase follows 3 s of reads and
  * writes together, so that neither measures the JIT compiling its code paths.
  *
  * Part of `npm run bench` (`npm run bench -- --only latency` runs it alone).
@@ -39,6 +41,8 @@ export type LatencyFigures = {
    * server's. Small beside the latencies, it leaves them the server's.
    */
   readonly generatorDelay: { readonly p99Ms: number; readonly maxMs: number };
+  /** CPU steal on the server's core during the phase (see steal.ts). */
+  readonly steal: StealFigures;
 };
 
 export type ReadLatencyFigures = {
@@ -108,7 +112,7 @@ async function atSize(
       const pid = server.process.child.pid!;
       const window = seconds * 1000;
       log(`read latency: GET alone, ${getRate}/s for ${seconds} s, ${pets} pets`);
-      const alone = await measured(pid, () => openLoop(url, agent, get, getRate, window));
+      const alone = await measured(machine, pid, () => openLoop(url, agent, get, getRate, window));
       // The write path again right before its window: after the reads alone, its first seconds
       // compile it anew (TurboFan on V8's threads, on the server's core: seen with perf), a start-up
       // cost that a server taking both all along does not pay.
@@ -116,7 +120,7 @@ async function atSize(
       await both(3000);
       log(`read latency: GET ${getRate}/s with POST ${postRate}/s for ${seconds} s, ${pets} pets`);
       const snapshots = countSnapshots(path.join(dataDir, 'snapshots'));
-      const withWrites = await measured(pid, () => both(window));
+      const withWrites = await measured(machine, pid, () => both(window));
       agent.destroy();
       return {
         pets,
@@ -199,12 +203,14 @@ function send(
 }
 
 /** Runs `phase` and measures the server's CPU per request and this process's event-loop delay during it. */
-async function measured<T extends Phase | Phase[]>(pid: number, phase: () => Promise<T>) {
+async function measured<T extends Phase | Phase[]>(machine: Machine, pid: number, phase: () => Promise<T>) {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   const before = processCpuMs(pid);
+  const steal = watchSteal();
   delay.enable();
   const result = await phase();
   delay.disable();
+  const stolen = stealOn(steal.stop(), machine.serverCpu);
   const after = processCpuMs(pid);
   const requests = [result].flat().reduce((sum, p) => sum + p.latenciesMs.length + p.failures, 0);
   const perRequest = (ms: number) => Math.round((ms * 1000) / Math.max(requests, 1));
@@ -213,12 +219,13 @@ async function measured<T extends Phase | Phase[]>(pid: number, phase: () => Pro
     cpuUs: { all: perRequest(after.all - before.all), main: perRequest(after.main - before.main) },
     // The histogram counts from the timer's due time, in ns, with its 1 ms resolution included.
     generatorDelay: { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 },
+    steal: stolen,
   };
 }
 
 function figures(
   phase: Phase,
-  { cpuUs, generatorDelay }: Pick<LatencyFigures, 'cpuUs' | 'generatorDelay'>,
+  { cpuUs, generatorDelay, steal }: Pick<LatencyFigures, 'cpuUs' | 'generatorDelay' | 'steal'>,
 ): LatencyFigures {
   const sorted = Float64Array.from(phase.latenciesMs).sort();
   const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.ceil(p * sorted.length) - 1]!);
@@ -231,6 +238,7 @@ function figures(
     failures: phase.failures,
     cpuUs,
     generatorDelay,
+    steal,
   };
 }
 

@@ -3,6 +3,7 @@ import type { LagFigures } from './lag.ts';
 import type { Machine } from './machine.ts';
 import { MAX_P999_MS, MAX_P99_FACTOR, type ReadLatencyFigures } from './read-latency.ts';
 import type { ScaleRun, ScaleSize } from './scale.ts';
+import type { StealFigures } from './steal.ts';
 import type { StoreRun } from './store.ts';
 import { MAX_CPU_GROWTH, MIN_READ_SCALING, type WorkersRun } from './workers.ts';
 
@@ -21,6 +22,8 @@ export type RunInfo = {
   readonly durationSeconds: number;
   readonly loadBefore: number;
   readonly loadAfter: number;
+  /** CPU steal over the whole run, by CPU number. */
+  readonly steal: ReadonlyMap<number, StealFigures>;
 };
 
 export const TARGETS = {
@@ -46,7 +49,7 @@ function table(header: string[], rows: string[][]): string {
 }
 
 export function httpTable(run: HttpRun): string {
-  const rows = run.figures.map(({ scenario, petstore, baseline, ratio: paired, ceiling }) => {
+  const rows = run.figures.map(({ scenario, petstore, baseline, ratio: paired, ceiling, steal }) => {
     const ratio = paired.median;
     const targets: string[] = [];
     const checks: boolean[] = [];
@@ -74,6 +77,7 @@ export function httpTable(run: HttpRun): string {
       ceiling === undefined ? '–' : percent(ceiling.ratio.median),
       targets.join(', ') || '–',
       checks.length === 0 ? '–' : met(checks.every(Boolean) && petstore.failures === 0),
+      stealShares(steal),
     ];
   });
   const header = [
@@ -92,6 +96,7 @@ export function httpTable(run: HttpRun): string {
     'Headers ceiling',
     'Target',
     'Met',
+    'Steal, server core',
   ];
   return table(header, rows);
 }
@@ -172,6 +177,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
       `${(withWrites.p99Ms / alone.p99Ms).toFixed(2)}×`,
       met(p99Ok && p999Ok && failures === 0),
       `${ms(alone.generatorDelay.p99Ms)} / ${ms(alone.generatorDelay.maxMs)}; ${ms(withWrites.generatorDelay.p99Ms)} / ${ms(withWrites.generatorDelay.maxMs)}`,
+      `${stealShares(alone.steal)}; ${stealShares(withWrites.steal)}`,
     ];
   });
   const first = runs[0];
@@ -180,7 +186,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
       ? 'GET'
       : `GET /v1/pets?limit=20 at ${int(first.getRate)}/s, alone and with POST /v1/pets at ${int(first.postRate)}/s, ${first.seconds} s each`;
   return [
-    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included. Load generator delay: how late the load generator's own event loop ran (1 ms resolution included), which the latencies count as the server's.`,
+    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included. Load generator delay: how late the load generator's own event loop ran (1 ms resolution included), which the latencies count as the server's. Steal: the time the hypervisor gave the server's core to others during the phase.`,
     '',
     table(
       [
@@ -193,6 +199,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
         'p99 with ÷ alone',
         'Met',
         'Load generator delay p99 / max: alone; with',
+        'Steal on the server core: alone; with',
       ],
       rows,
     ),
@@ -317,6 +324,17 @@ function readsOf(size: ScaleSize, scenario: string) {
   return reads;
 }
 
+/** Steal by CPU: its share of the run and of the worst second. */
+function stealLine(steal: ReadonlyMap<number, StealFigures>): string {
+  if (steal.size === 0) return 'not measured (no /proc/stat)';
+  return [...steal].map(([cpu, figures]) => `CPU ${cpu} ${stealShares(figures)}`).join(', ');
+}
+
+/** "0.4% (worst second 12%)" */
+export function stealShares({ share, worstSecond }: StealFigures): string {
+  return `${percent(share)} (worst second ${Math.round(worstSecond * 100)}%)`;
+}
+
 export function machineLine(machine: Machine): string {
   const pinning =
     machine.serverCpu === undefined
@@ -340,10 +358,11 @@ export function report(info: RunInfo, machine: Machine, sections: Sections): str
     `- Run: ${info.mode} mode, ${info.seconds} s per scenario and side after a warm-up, in ${info.rounds} alternating rounds (baseline, pet store, …), ${int(info.petCount)} pets seeded for the HTTP scenarios, took ${int(info.durationSeconds)} s`,
     // Other work on the machine lowers every figure; the ratios suffer less, as both sides share it.
     `- Load average (1 min) before and after: ${info.loadBefore.toFixed(2)}, ${info.loadAfter.toFixed(2)}`,
+    `- CPU steal, the time the hypervisor gave this machine's cores to others while they had work (/proc/stat), which no process here sees and every figure counts as its own: ${stealLine(info.steal)}`,
   ];
   if (http !== undefined) {
     notes.push(
-      "- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of the pet store in any round lowers (and one of the baseline raises); p50/p99: over every response of every round; Headers ceiling: the same bytes served by the same bare Fastify route with the response headers the pet store sent for them (X-Request-Id, the rate-limit set, Link, ETag, Deprecation…), as a share of the baseline, measured in the same rounds: what the interface's headers alone leave of the baseline on this stack",
+      "- Ratio (judged against the target): the median of the per-round ratios (pet store ÷ the baseline round just before it); Round ratios: the lowest and highest; Ratio of totals: all rounds together, which a stall of the pet store in any round lowers (and one of the baseline raises); p50/p99: over every response of every round; Headers ceiling: the same bytes served by the same bare Fastify route with the response headers the pet store sent for them (X-Request-Id, the rate-limit set, Link, ETag, Deprecation…), as a share of the baseline, measured in the same rounds: what the interface's headers alone leave of the baseline on this stack; Steal, server core: the time the hypervisor gave the server's core to others over the scenario's rounds (both sides), and in its worst second",
     );
     notes.push(
       `- Auth: ${http.authenticated ? 'enterprise API key (Authorization: Bearer), authentication and rate limiting on' : 'no guard in this build yet: requests carry an Authorization header the open guard ignores'}`,

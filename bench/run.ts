@@ -10,6 +10,7 @@ import { runScaleBenchmark } from './scale.ts';
 import { buildPetstore, ROOT } from './servers.ts';
 import { runReadLatencyBenchmark } from './read-latency.ts';
 import { runStoreBenchmark } from './store.ts';
+import { watchSteal } from './steal.ts';
 import { runWorkersBenchmark } from './workers.ts';
 
 /**
@@ -69,6 +70,7 @@ const log = (line: string) => process.stderr.write(`bench: ${line}\n`);
 
 const started = performance.now();
 const loadBefore = loadavg()[0]!;
+const steal = watchSteal();
 const machine = describeAndPinMachine();
 if (values.scenario !== undefined && values.only === 'store')
   throw new Error('--scenario picks HTTP scenarios: it cannot go with --only store');
@@ -119,6 +121,7 @@ const text = report(
     durationSeconds: (performance.now() - started) / 1000,
     loadBefore,
     loadAfter: loadavg()[0]!,
+    steal: steal.stop(),
   },
   machine,
   { http, store, latency, workers, scale },

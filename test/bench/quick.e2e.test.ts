@@ -79,6 +79,8 @@ describe('npm run bench -- --quick', () => {
       expect(latency, 'read latency').toBeDefined();
       expect(latency[1]!.split(' / ').map(Number)).toHaveLength(4);
       expect(number(latency[5])).toBe(0);
+      // The host's steal on the server core during each phase, alone and with the writes.
+      expect(latency[9]).toMatch(/^[\d.]+% \(worst second \d+%\); [\d.]+% \(worst second \d+%\)$/);
       // One worker and two, each with reads served and CPU per request.
       for (const workers of ['1', '2']) {
         const cells = row(stdout, `${workers} |`);
@@ -88,6 +90,9 @@ describe('npm run bench -- --quick', () => {
         expect(number(cells![3])).toBe(0);
       }
       expect(stdout).toContain('quick');
+      // Each scenario, and the whole run, with the CPU time the host took from this machine.
+      expect(row(stdout, 'GET /v1/pets?limit=20')!.at(-1)).toMatch(/^[\d.]+% \(worst second \d+%\)$/);
+      expect(stdout).toMatch(/^- CPU steal, .*: CPU 0 [\d.]+% \(worst second \d+%\)/m);
       // The issue asks for the machine beside the figures: its cores and the Node version.
       expect(stdout).toMatch(
         new RegExp(
