@@ -30,7 +30,10 @@ const { values } = parseArgs({
     pets: { type: 'string', default: '100000' },
   },
 });
-const extra = Object.fromEntries((values.b ?? []).map((pair) => pair.split('=') as [string, string]));
+// Split at the first '=' only: a value may hold one (NODE_OPTIONS=--max-semi-space-size=64).
+const extra = Object.fromEntries(
+  (values.b ?? []).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]),
+);
 if (Object.keys(extra).length === 0) throw new Error('say what B adds: --b NAME=value');
 
 const machine = describeAndPinMachine();
