@@ -9,7 +9,8 @@ import type { Plugin as GraphQLPlugin } from 'graphql-yoga';
 import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
-import { clientErrorHandler } from './client-errors.ts';
+import { clientErrorHandler, hostFault, refuseUnmetExpectations } from './client-errors.ts';
+import { parseQueryString } from './query-string.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler, routeEveryMethod } from './four-oh-four.ts';
@@ -59,10 +60,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     childLoggerFactory: lazyRequestLogger,
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Fastify's own parser, marking a malformed percent-encoding for a 400 (see query-string.ts).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQueryString },
     frameworkErrors: frameworkErrorHandler(trustProxy),
     // The Error body for what Node's HTTP parser refuses (431, 400): see client-errors.ts.
     clientErrorHandler: clientErrorHandler(),
+    // A missing Host gets our 400 with the Error body (hostFault), not Node's bare one.
+    http: { requireHostHeader: false },
     // Our own 503 instead, with the Error body and X-Request-Id: see shutting-down.ts.
     return503OnClosing: false,
     requestIdHeader: false,
@@ -84,8 +88,9 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Callback style: on every request, an async hook would cost a promise for nothing.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done();
+    done(hostFault(request.raw));
   });
+  refuseUnmetExpectations(app);
   closeGentlyAfterUnreadBodies(app);
   const shuttingDown = refuseWhileShuttingDown(app);
   for (const observer of deps.observers ?? []) await app.register(observer);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError, BadRequestError } from '../shared/errors.ts';
@@ -86,4 +87,60 @@ function rawResponse(error: AppError, requestId: string): string {
     'Connection: close\r\n\r\n' +
     body
   );
+}
+
+/**
+ * Node answers an `Expect` other than 100-continue with a bare 417 unless the server listens for
+ * `checkExpectation` (RFC 9110 §10.1.1 lets a server refuse an expectation it cannot meet): this
+ * listener gives it the Error body and an X-Request-Id, as the parser's refusals get, and logs it
+ * at debug level. The request never reaches a route: its body is not read.
+ */
+export function refuseUnmetExpectations(app: FastifyInstance): void {
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const refusal = new AppError(
+      'expectation_failed',
+      417,
+      'This server meets no expectation but 100-continue: send the request without that Expect header.',
+    );
+    const requestId = randomUUID();
+    app.log.debug({ requestId, expect: request.headers.expect }, 'request refused: unmet Expect');
+    const body = JSON.stringify(errorBody(refusal));
+    response.shouldKeepAlive = false;
+    response.writeHead(417, {
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': Buffer.byteLength(body),
+      'X-Request-Id': requestId,
+    });
+    response.end(body);
+  });
+}
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or any request with more than one, is a
+ * 400. Node tells the first only with a bare 400 (the server is made with `requireHostHeader: false`
+ * so that the service tells it instead, with the Error body), and keeps the first of several Host
+ * lines. Checked as a request reaches Fastify, before the guard: such a request is not counted.
+ */
+export function hostFault(request: IncomingMessage): AppError | undefined {
+  const hosts = hostLines(request.rawHeaders);
+  if (hosts === 1 || (hosts === 0 && !isHttp11OrLater(request))) return undefined;
+  return new BadRequestError(
+    'bad_request',
+    hosts === 0
+      ? 'An HTTP/1.1 request needs a Host header (RFC 9112 §3.2).'
+      : `A request carries one Host header, not ${hosts} (RFC 9112 §3.2).`,
+  );
+}
+
+function hostLines(rawHeaders: readonly string[]): number {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length === 4 && name.toLowerCase() === 'host') hosts += 1;
+  }
+  return hosts;
+}
+
+function isHttp11OrLater(request: IncomingMessage): boolean {
+  return request.httpVersionMajor > 1 || (request.httpVersionMajor === 1 && request.httpVersionMinor >= 1);
 }

@@ -44,8 +44,9 @@ export const ERROR_CODES = [
   'headers_too_large',
   'request_timeout',
 
-  // Found by attacking the service (issue 16's session)
+  // Found by attacking the service (issue 16's sessions)
   'not_acceptable',
+  'expectation_failed',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -22,13 +22,18 @@ afterAll(async () => {
 type RawResponse = { status: number; headers: Record<string, string>; body: string };
 
 /** Sends these bytes as they are, and reads the answer until the server closes the connection. */
-function sendRaw(request: string): Promise<RawResponse> {
+async function sendRaw(request: string): Promise<RawResponse> {
+  return parse(await receiveAll(request));
+}
+
+/** Every byte the server sends back to these, as text, until it closes the connection. */
+function receiveAll(request: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
     socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
     socket.on('error', reject);
-    socket.on('close', () => resolve(parse(received)));
+    socket.on('close', () => resolve(received));
     socket.end(request);
   });
 }
@@ -102,5 +107,58 @@ describe('a request the HTTP parser refuses', () => {
       await response.arrayBuffer();
     }
     expect(statuses).toEqual([431, 431, 431, 431, 431]);
+  });
+});
+
+describe('Host and Expect, which Node would answer with an empty body', () => {
+  it('answers an HTTP/1.1 request without Host with 400 bad_request, the Error body and an X-Request-Id', async () => {
+    const response = await sendRaw('GET /v1/pets HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'bad_request',
+      message: 'An HTTP/1.1 request needs a Host header (RFC 9112 §3.2).',
+      status: 400,
+    });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers a request with two Host headers with 400 bad_request instead of serving the first', async () => {
+    const response = await sendRaw(
+      'GET /health/live HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n',
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'bad_request',
+      message: 'A request carries one Host header, not 2 (RFC 9112 §3.2).',
+      status: 400,
+    });
+  });
+
+  it('serves an HTTP/1.0 request without Host, which that version allows', async () => {
+    const response = await sendRaw('GET /health/live HTTP/1.0\r\n\r\n');
+    expect(response.status).toBe(200);
+  });
+
+  it('answers an Expect other than 100-continue with 417 expectation_failed and the Error body', async () => {
+    const response = await sendRaw(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: the-moon\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expect(response.status).toBe(417);
+    expect(JSON.parse(response.body)).toEqual({
+      code: 'expectation_failed',
+      message:
+        'This server meets no expectation but 100-continue: send the request without that Expect header.',
+      status: 417,
+    });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.headers.connection).toBe('close');
+  });
+
+  it('still answers Expect: 100-continue with 100 Continue, then the request as usual', async () => {
+    const raw = await receiveAll(
+      'GET /health/live HTTP/1.1\r\nHost: x\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n',
+    );
+    const statusLines = raw.split('\r\n').filter((line) => line.startsWith('HTTP/1.1 '));
+    expect(statusLines).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
   });
 });

@@ -157,4 +157,37 @@ describe('Pet.history in GraphQL', () => {
     });
     expect(response.json().errors[0].extensions).toEqual({ code: 'insufficient_scope' });
   });
+
+  it('nulls only the history a key without audit:read asked for: the pet it created is still answered', async () => {
+    const response = await service.send(shop.secret, 'POST', '/graphql', {
+      query:
+        'mutation { createPet(input: { name: "Kept", categoryId: 2 }) { ... on Pet { id name history { edges { cursor } } } } }',
+    });
+    const body = response.json();
+    expect(body.data.createPet).toEqual({ id: expect.any(Number), name: 'Kept', history: null });
+    expect(body.errors.map((error: { path: unknown }) => error.path)).toEqual([['createPet', 'history']]);
+    const stored = await service.send(shop.secret, 'GET', `/v1/pets/${body.data.createPet.id}`);
+    expect(stored.json()).toMatchObject({ name: 'Kept', categoryId: 2 });
+  });
+});
+
+describe('Order.history in GraphQL', () => {
+  it('is null for a key without audit:read, and the order it placed is still answered', async () => {
+    const pet = (
+      await service.send(shop.secret, 'POST', '/v1/pets', {
+        name: 'Rex',
+        categoryId: 1,
+        status: 'available',
+      })
+    ).json();
+    const response = await service.send(shop.secret, 'POST', '/graphql', {
+      query:
+        'mutation($petId: SafeInt!) { placeOrder(input: { petId: $petId }) { ... on Order { petId history { edges { cursor } } } } }',
+      variables: { petId: pet.id },
+    });
+    expect(response.json()).toMatchObject({ data: { placeOrder: { petId: pet.id, history: null } } });
+    expect(response.json().errors.map((error: { path: unknown }) => error.path)).toEqual([
+      ['placeOrder', 'history'],
+    ]);
+  });
 });

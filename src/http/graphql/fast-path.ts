@@ -132,7 +132,8 @@ const JSON_TYPES = new Set(['application/graphql-response+json', 'application/js
  * `text/event-stream` and `multipart/mixed` after its JSON types, which a query never needs).
  * Undefined leaves the request to Yoga: no JSON type acceptable, or a header Yoga would read
  * differently (it ignores q-values and takes the first JSON type listed), so the answer never
- * depends on the path taken.
+ * depends on the path taken. The route has put a header with q-values in their order already
+ * (`rankAccept` in plugin.ts), so in the app the two readings agree.
  */
 function responseMediaType(accept: string | undefined): string | undefined {
   if (accept === undefined || accept === '' || accept === '*/*') return 'application/json';

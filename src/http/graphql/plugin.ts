@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Plugin } from 'graphql-yoga';
+import Negotiator from 'negotiator';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
 import { NotAcceptableError } from '../../shared/errors.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
+import { checkQueryEncoding, type Query } from '../query-string.ts';
 import { compiledOperations } from './compiled-operations.ts';
 import { fastPath } from './fast-path.ts';
 import { schema } from './index.ts';
@@ -56,6 +58,10 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
     url: GRAPHQL_PATH,
     exposeHeadRoute: false,
     handler: async (request, reply) => {
+      rankAccept(request);
+      // Yoga's URL handling escapes a malformed percent-encoding as text (`%FF` becomes `%25FF`),
+      // so a GET would run a query other than the one sent: the URL is malformed, as for REST.
+      if (request.method === 'GET') checkQueryEncoding(request.query as Query);
       if (request.method === 'POST' && (await tryFastPath(request, reply, request.body as string)))
         return reply;
       return handleWithYoga(yoga, request, reply);
@@ -64,9 +70,24 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
 }
 
+/** What Yoga answers with: its result processors, of which only server-sent events stream a subscription. */
 const ANSWERED =
-  'application/graphql-response+json or application/json for a query or mutation, ' +
-  'text/event-stream or multipart/mixed for a subscription (or for either)';
+  'application/graphql-response+json, application/json, multipart/mixed or text/event-stream for a ' +
+  'query or mutation; text/event-stream for a subscription';
+
+/**
+ * Yoga reads Accept in the order it lists media types, whatever their q-values (of the JSON types,
+ * it answers with the first listed), and the fast path answers as Yoga would. So a header with
+ * q-values is put in their order first, with the ranges a client refuses (q=0) taken out (RFC 9110
+ * §12.5.1); one that refuses everything is a 406 here. Ranges keep their order among equal q-values.
+ */
+function rankAccept(request: FastifyRequest): void {
+  const accept = request.headers.accept;
+  if (accept === undefined || !accept.includes('q=')) return;
+  const ranked = new Negotiator(request.raw).mediaTypes();
+  if (ranked.length === 0) throw new NotAcceptableError(ANSWERED);
+  request.raw.headers.accept = ranked.join(', ');
+}
 
 /** Yoga's full handler: GET, server-sent events, and every request the fast path declines. */
 async function handleWithYoga(

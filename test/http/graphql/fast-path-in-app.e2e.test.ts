@@ -62,3 +62,29 @@ describe('the fast path inside the real app, behind the real guard', () => {
     expect(await countFullHandlerCalls(get)).toEqual({ calls: 1, status: 200, body: EMPTY_PAGE });
   });
 });
+
+describe('Accept with q-values, ranked as RFC 9110 says before either path reads it', () => {
+  const answer = async (accept: string) => {
+    const response = await post(accept)();
+    return { status: response.statusCode, type: response.headers['content-type'] };
+  };
+
+  it('answers in the type with the higher q-value, though it is listed second', async () => {
+    expect(await answer('application/json;q=0.5, application/graphql-response+json')).toEqual({
+      status: 200,
+      type: 'application/graphql-response+json; charset=utf-8',
+    });
+  });
+
+  it('never answers in a type the client refused with q=0', async () => {
+    expect(await answer('application/json;q=0, application/graphql-response+json;q=0.1')).toEqual({
+      status: 200,
+      type: 'application/graphql-response+json; charset=utf-8',
+    });
+  });
+
+  it('answers 406 not_acceptable when every type listed is refused with q=0', async () => {
+    const response = await post('application/json;q=0, */*;q=0')();
+    expect([response.statusCode, response.json().code]).toEqual([406, 'not_acceptable']);
+  });
+});

@@ -90,13 +90,25 @@ describe('GET parameters that are not JSON', () => {
   );
 });
 
+describe('a GET query string with a percent-encoding that is not UTF-8', () => {
+  it('is a 400 bad_request with the Error body, as for REST, not a query run on other text', async () => {
+    const response = await fetch(`${server.endpoint}?query=%7B__typename%FF%7D`);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      code: 'bad_request',
+      message: 'The query string is not valid: it holds a malformed percent-encoding.',
+      status: 400,
+    });
+  });
+});
+
 describe('an Accept header that lists no media type GraphQL answers with', () => {
   const NOT_ACCEPTABLE = {
     code: 'not_acceptable',
     message:
-      'Accept lists no media type this request can be answered with: application/graphql-response+json ' +
-      'or application/json for a query or mutation, text/event-stream or multipart/mixed for a ' +
-      'subscription (or for either).',
+      'Accept lists no media type this request can be answered with: application/graphql-response+json, ' +
+      'application/json, multipart/mixed or text/event-stream for a query or mutation; text/event-stream ' +
+      'for a subscription.',
     status: 406,
   };
 
@@ -104,6 +116,7 @@ describe('an Accept header that lists no media type GraphQL answers with', () =>
     ['a query', 'POST', 'text/html', '{ __typename }'],
     ['a query', 'GET', 'image/png', '{ __typename }'],
     ['a subscription', 'POST', 'application/graphql-response+json', 'subscription { petCreated { id } }'],
+    ['a subscription', 'POST', 'multipart/mixed', 'subscription { petCreated { id } }'],
   ])('is a 406 with the Error body, for %s by %s under %s', async (_, method, accept, query) => {
     const response =
       method === 'POST'

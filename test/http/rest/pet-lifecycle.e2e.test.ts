@@ -144,6 +144,23 @@ describe('DELETE /v1/pets/{petId}', () => {
     ]);
   });
 
+  it('refuses a reason whose percent-encoding is not UTF-8 with 400 bad_request, and removes nothing', async () => {
+    const pet = await create();
+    const response = await remove(pet.id, {}, '?reason=%FF');
+    expect(response.json()).toEqual({
+      code: 'bad_request',
+      message: 'The query string is not valid: it holds a malformed percent-encoding.',
+      status: 400,
+    });
+    expect(await eventsOf(pet.id)).toEqual([{ type: 'PetCreated', data: pet }]);
+  });
+
+  it('keeps a reason that spells a percent sign, %25FF, as the text %FF', async () => {
+    const pet = await create();
+    expect((await remove(pet.id, {}, '?reason=%25FF')).statusCode).toBe(204);
+    expect((await eventsOf(pet.id))[1]).toEqual({ type: 'PetRemoved', data: { id: pet.id, reason: '%FF' } });
+  });
+
   it('answers a second DELETE with 404 pet_removed and records nothing', async () => {
     const pet = await create();
     await remove(pet.id);

@@ -56,8 +56,11 @@ function paging(args: { first?: number | null; after?: string | null }) {
 builder.objectField(Pet, 'history', (t) =>
   t.field({
     type: HistoryConnection,
+    nullable: true,
     authScopes: { scope: 'audit:read' },
-    description: 'Who changed this pet, when, and from what: every event of its stream, oldest first.',
+    description:
+      'Who changed this pet, when, and from what: every event of its stream, oldest first. Null, with an ' +
+      'insufficient_scope error, for a key without audit:read: the pet (and a mutation that returned it) stays.',
     args: { first: t.arg.int(), after: t.arg.string() },
     resolve: async (pet, args, { application }) =>
       historyConnection(
@@ -69,8 +72,11 @@ builder.objectField(Pet, 'history', (t) =>
 builder.objectField(Order, 'history', (t) =>
   t.field({
     type: HistoryConnection,
+    nullable: true,
     authScopes: { scope: 'audit:read' },
-    description: 'Every event of this order’s stream, oldest first.',
+    description:
+      'Every event of this order’s stream, oldest first. Null, with an insufficient_scope error, for a key ' +
+      'without audit:read: the order (and a mutation that returned it) stays.',
     args: { first: t.arg.int(), after: t.arg.string() },
     resolve: async (order, args, { application }) =>
       historyConnection(
