@@ -18,6 +18,7 @@ import {
   MissingApiKeyError,
   RateLimitedError,
 } from '../shared/auth-errors.ts';
+import type { AppError } from '../shared/errors.ts';
 import { crossesBanThreshold, type RateStatus, secondsUntil } from '../domain/rate-decision.ts';
 import type { RateLimiter } from '../application/rate-limiter.ts';
 import { setBannedRateLimitHeaders, setRateLimitHeaders } from './rate-limit-headers.ts';
@@ -28,6 +29,12 @@ declare module 'fastify' {
     apiKey: ApiKey | null;
     /** Whether the request may do what `scope` allows (always, behind the open guard). */
     hasScope(scope: Scope): boolean;
+    /**
+     * For a request that stays open (a stream): the error a new request with the same key would get
+     * now (the key revoked, rotated past its grace, expired or banned, or one of `scopes` removed),
+     * or undefined while it would still be let through. Always undefined behind the open guard.
+     */
+    accessWithdrawn(scopes: readonly Scope[]): AppError | undefined;
   }
   interface FastifyReply {
     /**
@@ -63,6 +70,7 @@ export const openGuard: Guard = fp(
   async (app) => {
     app.decorateRequest('apiKey', null);
     app.decorateRequest('hasScope', () => true);
+    app.decorateRequest('accessWithdrawn', () => undefined);
     app.decorateReply('consumeRateLimit', () => undefined);
     app.decorate('guardUnrouted', async () => {});
   },
@@ -141,7 +149,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       setRateLimitHeaders(reply, status, nowMs);
       decided(status.allowed ? 'allowed' : 'limited', 'anonymous');
       if (status.allowed) throw error;
-      throw new RateLimitedError(status.retryAfter);
+      throw new RateLimitedError(status.retryAfter, false);
     });
   }
 
@@ -184,6 +192,16 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     request.apiKey = key;
     return andThen(limitKey(request, reply, key, nowMs), () => authorize(request, key));
   }
+  function accessWithdrawn(request: FastifyRequest, scopes: readonly Scope[]): AppError | undefined {
+    const nowMs = clock.nowMs();
+    const key = keys.authenticate(bearerToken(request.headers.authorization) ?? '', nowMs);
+    if (key === undefined) return new InvalidApiKeyError();
+    if (isExpired(key, nowMs)) return new ApiKeyExpiredError(new Date(key.expiresAtMs).toISOString());
+    if (isBanned(key, nowMs)) return new BannedError(secondsUntil(nowMs, key.bannedUntilMs));
+    const missing = scopes.find((scope) => !grants(key.scopes, scope));
+    return missing === undefined ? undefined : new InsufficientScopeError(missing);
+  }
+
   const keyedHook: onRequestHookHandler = (request, reply, done) =>
     settle(() => guardKeyed(request, reply), done);
 
@@ -193,7 +211,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       return andThen(limiter.limitPublic(request.ip, nowMs), (status) => {
         setRateLimitHeaders(reply, status, nowMs);
         decided(status.allowed ? 'allowed' : 'limited', 'public');
-        if (!status.allowed) throw new RateLimitedError(status.retryAfter);
+        if (!status.allowed) throw new RateLimitedError(status.retryAfter, false);
       });
     }, done);
 
@@ -203,6 +221,12 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       app.decorateRequest('hasScope', function hasScope(this: FastifyRequest, scope: Scope) {
         return this.apiKey !== null && grants(this.apiKey.scopes, scope);
       });
+      app.decorateRequest(
+        'accessWithdrawn',
+        function withdrawn(this: FastifyRequest, scopes: readonly Scope[]): AppError | undefined {
+          return this.apiKey === null ? undefined : accessWithdrawn(this, scopes);
+        },
+      );
       app.decorateReply('consumeRateLimit', function consumeRateLimit(this: FastifyReply, points: number) {
         const { request } = this;
         if (request.apiKey === null || points <= 0) return undefined;

@@ -25,12 +25,14 @@ export class InvalidApiKeyError extends AppError {
   }
 }
 
+/** `keyed`: the limit is a key's, which a ban follows; an address's (no valid key) is never banned. */
 export class RateLimitedError extends AppError {
-  constructor(retryAfterSeconds: number) {
+  constructor(retryAfterSeconds: number, keyed = true) {
     super(
       'rate_limited',
       429,
-      `Rate limit exceeded: retry after ${retryAfterSeconds} s, with exponential backoff. Keys that keep sending are banned.`,
+      `Rate limit exceeded: retry after ${retryAfterSeconds} s, with exponential backoff.` +
+        (keyed ? ' Keys that keep sending are banned.' : ''),
       { 'Retry-After': String(retryAfterSeconds) },
     );
   }

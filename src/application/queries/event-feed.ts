@@ -28,6 +28,8 @@ export type AuditEvent = {
 export type EventFeedQuery = {
   /** Events after this store position; from the start when absent. */
   readonly after?: string | bigint;
+  /** What the client called `after`, for its 400 (a reconnecting EventSource sends Last-Event-ID). */
+  readonly afterName?: string;
   readonly type?: string;
   readonly stream?: string;
   readonly limit?: number;
@@ -58,7 +60,7 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
     /** All events in store order, a page at a time, optionally of one type or one stream. */
     async eventFeed(query: EventFeedQuery = {}): Promise<EventFeedPage> {
       const limit = validateLimit(query.limit);
-      const after = query.after === undefined ? undefined : await givenPosition(store, query.after, 'after');
+      const after = await givenAfter(store, query);
       const filter = validateFilter(query);
       const { events, scannedTo, more } =
         filter.stream === undefined
@@ -80,10 +82,16 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
      */
     async followEvents(query: FollowQuery, signal: AbortSignal): Promise<AsyncIterable<AuditEvent>> {
       const filter = validateFilter(query);
-      const after = query.after === undefined ? undefined : await givenPosition(store, query.after, 'after');
+      const after = await givenAfter(store, query);
       return follow(store, keys, filter, after ?? (query.fromStart === true ? 'start' : 'head'), signal);
     },
   };
+}
+
+/** The query's `after`, checked as every position a client sends back is. */
+function givenAfter(store: EventStore, query: EventFeedQuery): Promise<bigint | undefined> {
+  if (query.after === undefined) return Promise.resolve(undefined);
+  return givenPosition(store, query.after, query.afterName ?? 'after');
 }
 
 async function* follow(

@@ -1,4 +1,7 @@
+import type { FastifyRequest } from 'fastify';
 import { FixedBuffer, Repeater } from 'graphql-yoga';
+import type { Scope } from '../../domain/scopes.ts';
+import { watchAccess } from '../access-watch.ts';
 import { SubscriberTooSlowError } from '../../shared/errors.ts';
 
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
@@ -8,16 +11,28 @@ export const LIVE_STREAM_BUFFER = 1000;
 export type Resumed<T> = { readonly replayed?: AsyncIterable<T>; readonly unsubscribe: () => void };
 
 /**
+ * What else ends a stream, with an error its client is given: told how to end it, returns its own
+ * end (see `watchAccess`, which ends a subscription whose key may no longer read).
+ */
+export type StreamWatch = (end: (error: Error) => void) => () => void;
+
+/** Ends a subscription once its request's key may no longer do what `scopes` allow (see `watchAccess`). */
+export function accessWatch(request: FastifyRequest, scopes: readonly Scope[]): StreamWatch {
+  return (end) => watchAccess(request, scopes, end);
+}
+
+/**
  * What a subscription delivers from now on, as an async iterator: `subscribe` registers an emitter
  * and returns its removal, which runs when the client goes away. It ends when `closing` aborts,
- * so that the response completes and the server can close, and with subscriber_too_slow when the
- * client falls more than LIVE_STREAM_BUFFER items behind.
+ * so that the response completes and the server can close, with subscriber_too_slow when the
+ * client falls more than LIVE_STREAM_BUFFER items behind, and with the error `watch` ends it with.
  */
 export function liveStream<T>(
   subscribe: (emit: (item: T) => void) => () => void,
   closing: AbortSignal,
+  watch?: StreamWatch,
 ): AsyncIterableIterator<T> {
-  return resumedStream((emit) => ({ unsubscribe: subscribe(emit) }), closing);
+  return resumedStream((emit) => ({ unsubscribe: subscribe(emit) }), closing, watch);
 }
 
 /**
@@ -28,6 +43,7 @@ export function liveStream<T>(
 export function resumedStream<T>(
   start: (emit: (item: T) => void) => Resumed<T>,
   closing: AbortSignal,
+  watch?: StreamWatch,
 ): AsyncIterableIterator<T> {
   const buffer = new FixedBuffer(LIVE_STREAM_BUFFER);
   return new Repeater<T>(async (push, stop) => {
@@ -37,6 +53,7 @@ export function resumedStream<T>(
     }
     const end = () => stop();
     closing.addEventListener('abort', end, { once: true });
+    const unwatch = watch?.((error) => stop(error));
     let waiting: T[] | undefined = [];
     const deliver = (item: T) => {
       // Checked here: past a full buffer, Repeater queues up to 1024 more pushes before it throws.
@@ -58,6 +75,7 @@ export function resumedStream<T>(
     }
     await stop;
     closing.removeEventListener('abort', end);
+    unwatch?.();
     unsubscribe();
   }, buffer);
 }

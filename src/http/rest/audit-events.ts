@@ -1,5 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import Negotiator from 'negotiator';
 import { type Application, type EventFeedQuery, parsePosition } from '../../application/index.ts';
+import { watchAccess } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
@@ -10,7 +12,8 @@ const AUDIT = { scope: 'audit:read' } as const;
 /**
  * GET /v1/audit/events: every event of the store in store order, a page at a time, or, with
  * `Accept: text/event-stream`, live as server-sent events that a client resumes with
- * Last-Event-ID. Open streams end when the server starts closing.
+ * Last-Event-ID. Open streams end when the server starts closing, and when the key that opened
+ * one may no longer read the feed.
  */
 export async function auditEventRoutes(
   app: FastifyInstance,
@@ -30,12 +33,19 @@ export async function auditEventRoutes(
       const after = position(stringParam(query, 'after'), 'after');
       // A reconnecting client's Last-Event-ID, when it sends one, is where it resumes.
       const resumeAt = position(singleHeader(request, 'last-event-id'), 'Last-Event-ID');
-      const filter = { ...feedFilter(query), ...optional('after', resumeAt ?? after) };
+      const filter = {
+        ...feedFilter(query),
+        ...optional('after', resumeAt ?? after),
+        ...(resumeAt !== undefined && { afterName: 'Last-Event-ID' }),
+      };
       if (wantsEventStream(request)) {
         const stream = new AbortController();
         const events = await application.followEvents(filter, stream.signal);
         open.add(stream);
+        // The reconnection that follows gets the 401, 403 or 429 with its Error body.
+        const unwatch = watchAccess(request, [AUDIT.scope], () => stream.abort());
         reply.raw.once('close', () => {
+          unwatch();
           stream.abort();
           open.delete(stream);
         });
@@ -71,9 +81,18 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [key in
   return value === undefined ? {} : ({ [name]: value } as { [key in K]: V });
 }
 
+/**
+ * Whether Accept ranks server-sent events above JSON (q-values, then the more specific range, then
+ * the order listed: `text/event-stream;q=0` or `application/json, text/event-stream` get a page). A
+ * header that takes neither gets a page too, as every REST route answers JSON.
+ */
 function wantsEventStream(request: FastifyRequest): boolean {
-  return request.headers.accept?.includes('text/event-stream') === true;
+  const accept = request.headers.accept;
+  if (accept === undefined || !accept.includes('text/event-stream')) return false;
+  return new Negotiator(request.raw).mediaType(FEED_TYPES) === 'text/event-stream';
 }
+
+const FEED_TYPES = ['application/json', 'text/event-stream'];
 
 /** The next page: the same filters and limit, after the cursor. */
 function nextLink(query: Record<string, unknown>, after: string): string {

@@ -147,6 +147,33 @@ describe('GET /v1/audit/events', () => {
     ]);
   });
 
+  it.each([
+    [
+      'refuses the stream with q=0',
+      'application/json, text/event-stream;q=0',
+      'application/json; charset=utf-8',
+    ],
+    [
+      'ranks JSON as high, and lists it first',
+      'application/json, text/event-stream',
+      'application/json; charset=utf-8',
+    ],
+    [
+      'ranks the stream higher',
+      'application/json;q=0.5, text/event-stream',
+      'text/event-stream; charset=utf-8',
+    ],
+  ])('answers an Accept that %s in the type it ranks first', async (_, accept, type) => {
+    const abort = new AbortController();
+    const response = await fetch(`${server.origin}/v1/audit/events?limit=1`, {
+      headers: { ...auth(auditor), accept },
+      signal: abort.signal,
+    });
+    const answered = [response.status, response.headers.get('content-type')];
+    abort.abort();
+    expect(answered).toEqual([200, type]);
+  });
+
   it('needs the audit:read scope', async () => {
     expect(await page('', writer)).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
   });
@@ -169,7 +196,7 @@ describe('GET /v1/audit/events', () => {
           code: 'validation_failed',
           message: expect.stringMatching(
             new RegExp(
-              `^after ${head + 1000n} is past the store's last event \\(\\d+\\): only send positions this service gave\\.$`,
+              `^Last-Event-ID ${head + 1000n} is past the store's last event \\(\\d+\\): only send positions this service gave\\.$`,
             ),
           ),
           status: 400,

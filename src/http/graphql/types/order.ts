@@ -10,7 +10,7 @@ import { NotFoundError, PreconditionFailedError, ValidationError } from '../../.
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { liveStream } from '../live-stream.ts';
+import { accessWatch, liveStream } from '../live-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
 import { Pet } from './pet.ts';
@@ -194,8 +194,13 @@ builder.subscriptionFields((t) => ({
     authScopes: { scope: 'orders:read' },
     description:
       'Your orders (every order, for an admin key) as they are placed, completed or cancelled, in store order.',
-    subscribe: (_root, _args, { application, closing, requestContext }) =>
-      liveStream<VersionedOrder>((emit) => application.onOrderChange(requestContext, emit), closing),
+    subscribe: (_root, _args, { application, closing, requestContext, req }) =>
+      liveStream<VersionedOrder>(
+        (emit) => application.onOrderChange(requestContext, emit),
+        closing,
+        // An admin key's stream carries every order: it ends when the key loses admin, too.
+        accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']),
+      ),
     resolve: (order) => order,
   }),
 }));

@@ -5,6 +5,7 @@ import { NotFoundError, PreconditionFailedError, ValidationError } from '../../.
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { noteStorePosition } from '../store-position.ts';
+import { accessWatch } from '../live-stream.ts';
 import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';
@@ -120,7 +121,8 @@ builder.subscriptionFields((t) => ({
       'carries its store position in `extensions.storePosition`; to resume after a disconnection, subscribe ' +
       'again with `after` set to the last one received: the changes since are delivered first.',
     args: { after: t.arg.string({ description: RESUME_AFTER }) },
-    subscribe: (_root, { after }, { application, closing }) => petChanges(application, after, closing),
+    subscribe: (_root, { after }, { application, closing, req }) =>
+      petChanges(application, after, closing, accessWatch(req, ['pets:read'])),
     resolve: (change, _args, context) => {
       noteStorePosition(context, change.position);
       return change;

@@ -10,6 +10,7 @@ import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
+import { accessWatch } from '../live-stream.ts';
 import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
@@ -96,8 +97,14 @@ builder.subscriptionFields((t) => ({
       'carries its store position in `extensions.storePosition`; to resume after a disconnection, subscribe ' +
       'again with `after` set to the last one received: the pets created since are delivered first.',
     args: { after: t.arg.string({ description: RESUME_AFTER }) },
-    subscribe: (_root, { after }, { application, closing }) =>
-      petChanges(application, after, closing, (change) => change.type === 'created'),
+    subscribe: (_root, { after }, { application, closing, req }) =>
+      petChanges(
+        application,
+        after,
+        closing,
+        accessWatch(req, ['pets:read']),
+        (change) => change.type === 'created',
+      ),
     resolve: (change, _args, context) => {
       noteStorePosition(context, change.position);
       return (change as Extract<PetChange, { pet: VersionedPet }>).pet;

@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeApiKeyScopes, type KeyChange, revokeApiKey } from '../../src/application/commands/api-keys.ts';
+import { systemClock } from '../../src/shared/context.ts';
+import { subscribeOverSse } from './graphql/graphql-server.ts';
+import { type ListeningApp, startListeningApp } from '../support/listening-app.ts';
+import { readSse, type SseEvent } from '../support/sse.ts';
+
+/**
+ * A stream outlives the guard that let its request in: the audit feed's server-sent events and
+ * GraphQL subscriptions end once their key may no longer do what they do, within about a second.
+ */
+
+let server: ListeningApp;
+let writer: { authorization: string; keyId: string };
+beforeAll(async () => {
+  server = await startListeningApp();
+  writer = await server.issueKey(['pets:read', 'pets:write'], 'writer');
+});
+afterAll(() => server.close());
+
+const deps = () => ({ store: server.testApp.store, clock: systemClock });
+const context = () => ({ correlationId: randomUUID() });
+
+async function applied(change: Promise<KeyChange>): Promise<void> {
+  await server.testApp.service.auth.keys.waitFor((await change).position!);
+}
+
+const revoke = (keyId: string) => applied(revokeApiKey(deps(), keyId, context()));
+const setScopes = (keyId: string, scopes: string[]) =>
+  applied(changeApiKeyScopes(deps(), keyId, scopes, context()));
+
+async function createPet(): Promise<void> {
+  const response = await fetch(`${server.origin}/v1/pets`, {
+    method: 'POST',
+    headers: { authorization: writer.authorization, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: `Pet ${randomUUID().slice(0, 8)}`, categoryId: 1 }),
+  });
+  expect(response.status).toBe(201);
+}
+
+const types = (events: readonly SseEvent[]) => events.map((event) => (event.data as { type: string }).type);
+
+const feed = () => `${server.origin}/v1/audit/events`;
+
+describe('the audit feed as server-sent events', () => {
+  it('ends the stream once its key is revoked, and the reconnection gets 401 invalid_api_key', async () => {
+    const auditor = await server.issueKey(['audit:read'], 'auditor');
+    const head = await server.testApp.store.headPosition();
+    const url = `${feed()}?after=${head}`;
+    const events = await readSse(url, { authorization: auditor.authorization }, 10, () =>
+      revoke(auditor.keyId),
+    );
+    expect(types(events)).toEqual(['ApiKeyRevoked']);
+    const again = await fetch(url, {
+      headers: { authorization: auditor.authorization, accept: 'text/event-stream' },
+    });
+    expect({ status: again.status, body: await again.json() }).toEqual({
+      status: 401,
+      body: {
+        code: 'invalid_api_key',
+        message: 'The API key is malformed, unknown or revoked.',
+        status: 401,
+      },
+    });
+  });
+
+  it('ends the stream once its key loses audit:read', async () => {
+    const auditor = await server.issueKey(['audit:read', 'pets:read'], 'auditor');
+    await createPet(); // the first pet reserves a block of ids: one event more
+    const head = await server.testApp.store.headPosition();
+    const events = await readSse(
+      `${feed()}?after=${head}`,
+      { authorization: auditor.authorization },
+      10,
+      () => setScopes(auditor.keyId, ['pets:read']),
+    );
+    expect(types(events)).toEqual(['ApiKeyScopesChanged']);
+  });
+
+  it('keeps delivering past the recheck when the key loses a scope the feed does not need', async () => {
+    const auditor = await server.issueKey(['audit:read', 'pets:read'], 'auditor');
+    await createPet(); // the first pet reserves a block of ids: one event more
+    const head = await server.testApp.store.headPosition();
+    const events = await readSse(
+      `${feed()}?after=${head}`,
+      { authorization: auditor.authorization },
+      2,
+      async () => {
+        await setScopes(auditor.keyId, ['audit:read']);
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        await createPet();
+      },
+    );
+    expect(types(events)).toEqual(['ApiKeyScopesChanged', 'PetCreated']);
+  });
+});
+
+describe('GraphQL subscriptions', () => {
+  const endpoint = () => `${server.origin}/graphql`;
+
+  it('end petChanged with invalid_api_key once the key is revoked', async () => {
+    const reader = await server.issueKey(['pets:read'], 'reader');
+    const events = await subscribeOverSse(
+      endpoint(),
+      'subscription { petChanged { __typename } }',
+      2,
+      () => revoke(reader.keyId),
+      { authorization: reader.authorization },
+    );
+    expect(events).toEqual([
+      {
+        errors: [
+          {
+            message: 'The API key is malformed, unknown or revoked.',
+            locations: [{ line: 1, column: 1 }],
+            extensions: { code: 'invalid_api_key' },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('end petCreated with insufficient_scope once the key loses pets:read', async () => {
+    const reader = await server.issueKey(['pets:read', 'orders:read'], 'reader');
+    const events = await subscribeOverSse(
+      endpoint(),
+      'subscription { petCreated { id } }',
+      2,
+      () => setScopes(reader.keyId, ['orders:read']),
+      { authorization: reader.authorization },
+    );
+    expect(events).toEqual([
+      {
+        errors: [
+          {
+            message: 'This API key lacks the scope pets:read, which this operation needs.',
+            locations: [{ line: 1, column: 1 }],
+            extensions: { code: 'insufficient_scope' },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it("end an admin's orderChanged, which carries every order, once the key loses admin", async () => {
+    const admin = await server.issueKey(['orders:read', 'admin'], 'admin');
+    const events = await subscribeOverSse(
+      endpoint(),
+      'subscription { orderChanged { id } }',
+      2,
+      () => setScopes(admin.keyId, ['orders:read']),
+      { authorization: admin.authorization },
+    );
+    expect(events).toEqual([
+      {
+        errors: [
+          {
+            message: 'This API key lacks the scope admin, which this operation needs.',
+            locations: [{ line: 1, column: 1 }],
+            extensions: { code: 'insufficient_scope' },
+          },
+        ],
+      },
+    ]);
+  });
+});
