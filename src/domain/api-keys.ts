@@ -205,6 +205,12 @@ export function decideGrantDefaultScopes(
 }
 
 /** A new secret for the key (same id, plan, scopes and counters); the old one works `graceMs` more. */
+/**
+ * The longest an old secret keeps working after a rotation: long enough to roll a change out to
+ * every client, short enough that a rotation still retires a leaked secret.
+ */
+export const MAX_ROTATION_GRACE_MS = 30 * 86_400_000;
+
 export function decideRotateApiKey(
   state: ApiKey | undefined,
   keyId: string,
@@ -214,8 +220,8 @@ export function decideRotateApiKey(
 ): ApiKeySecretRotated {
   const key = existing(state, keyId);
   if (key.revoked) throw new ApiKeyRevokedError(keyId);
-  if (!Number.isSafeInteger(graceMs) || graceMs < 0) {
-    throw new ValidationError('The grace period must be a duration of zero or more.', 'grace');
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0 || graceMs > MAX_ROTATION_GRACE_MS) {
+    throw new ValidationError('The grace period must be a duration from zero to 30 days.', 'grace');
   }
   const previousSecretValidUntil = new Date(now.getTime() + graceMs).toISOString();
   return {

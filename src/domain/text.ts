@@ -26,13 +26,17 @@ export function validateFreeText(value: unknown, field: string, maxLength: numbe
 /**
  * Whether text shows nothing: only white space and code points that render as nothing (zero-width
  * spaces and joiners, word joiners, the byte order mark, variation selectors: Unicode's
- * Default_Ignorable_Code_Point). `trim()` would let U+200B alone pass as a name.
+ * Default_Ignorable_Code_Point; other format characters such as the interlinear annotation marks),
+ * blanks that are not white space (U+2800 BRAILLE PATTERN BLANK), the object replacement character
+ * U+FFFC (a stand-in for nothing here), noncharacters, and combining marks with no base character.
+ * `trim()` would let U+200B alone pass as a name.
  */
 export function isBlank(text: string): boolean {
   return BLANK.test(text);
 }
 
-const BLANK = /^[\p{White_Space}\p{Default_Ignorable_Code_Point}]*$/u;
+const BLANK =
+  /^[\p{White_Space}\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\p{Noncharacter_Code_Point}\u2800\ufffc]*$/u;
 
 const BIDI_FORMATTING: Readonly<Record<number, string>> = {
   0x202a: 'LEFT-TO-RIGHT EMBEDDING',

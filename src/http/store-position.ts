@@ -20,7 +20,8 @@ export const storePositions = fp(
     // Callback style: on every request, an async hook would cost a promise for nothing.
     app.addHook('preHandler', (request, _reply, done) => {
       const wanted = request.headers[MIN_POSITION_HEADER];
-      if (wanted === undefined) return done();
+      // An orchestrator's health probe reads no read model: a header there changes nothing.
+      if (wanted === undefined || request.routeOptions.config.probe === true) return done();
       try {
         const waiting = options.application.awaitPosition(Array.isArray(wanted) ? wanted.join(',') : wanted);
         if (!isPromise(waiting)) return done();

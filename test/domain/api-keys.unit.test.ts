@@ -312,6 +312,16 @@ describe('rotation', () => {
     ]);
   });
 
+  it('refuses a grace longer than 30 days, which would leave a leaked secret working for good', () => {
+    const key = given([issued('key_g')]);
+    expect(() => decideRotateApiKey(key, 'key_g', 'n', 30 * 86_400_000 + 1, NOW)).toThrow(
+      'The grace period must be a duration from zero to 30 days.',
+    );
+    expect(decideRotateApiKey(key, 'key_g', 'n', 30 * 86_400_000, NOW).data.previousSecretValidUntil).toBe(
+      '2030-02-14T10:00:05.000Z',
+    );
+  });
+
   it('refuses to rotate a revoked key', () => {
     const revoked = given([issued('key_x'), ...decideRevokeApiKey(given([issued('key_x')]), 'key_x', NOW)]);
     expect(() => decideRotateApiKey(revoked, 'key_x', 'n', 0, NOW)).toThrow(ApiKeyRevokedError);

@@ -60,11 +60,21 @@ describe('validateNewPet', () => {
     ['a word joiner between spaces', ' \u2060 '],
     ['a zero-width joiner and a variation selector', '\u200d\ufe0f'],
     ['a no-break space', '\u00a0'],
+    ['a braille pattern blank', '\u2800'],
+    ['the interlinear annotation marks', '\ufff9\ufffa\ufffb'],
+    ['an object replacement character', '\ufffc'],
+    ['a noncharacter', '\ufdd0'],
+    ['combining marks on nothing', '\u0301\u0308'],
   ])('refuses a name that shows nothing: %s', (_what, name) => {
     expect(validationFailure({ name, categoryId: 1 })).toEqual({
       field: 'name',
       message: 'name must not be empty.',
     });
+  });
+
+  it('accepts a name with a combining mark on a letter, and one in a script written with marks', () => {
+    expect(validateNewPet({ name: 'Ame\u0301lie', categoryId: 1 }).name).toBe('Amélie');
+    expect(validateNewPet({ name: 'क्ष', categoryId: 1 }).name).toBe('क्ष');
   });
 
   it('accepts a name with a zero-width joiner between visible characters', () => {

@@ -48,6 +48,16 @@ describe.each(['/health/live', '/health/ready', '/health'])('GET %s', (path) => 
     expect((await response.json()).code).toBe('method_not_allowed');
   });
 
+  it('ignores X-Min-Position, which is for reads of the read models: a probe still answers 200', async () => {
+    const statuses = await Promise.all(
+      ['not-a-position', '99999999999'].map(
+        async (position) =>
+          (await fetch(`${server.url}${path}`, { headers: { 'x-min-position': position } })).status,
+      ),
+    );
+    expect(statuses).toEqual([200, 200]);
+  });
+
   it('is never rate-limited: more probes than any per-address budget all succeed', async () => {
     const statuses = await Promise.all(
       Array.from({ length: 30 }, async () => (await fetch(`${server.url}${path}`)).status),

@@ -103,13 +103,16 @@ describe('GET /v1/pets?asOf', () => {
     expect([response.statusCode, response.json().code]).toEqual([403, 'insufficient_scope']);
   });
 
-  it.each([['yesterday'], ['2030-01-14'], ['-5']])('answers asOf=%s with 400', async (asOf) => {
-    expect((await service.send(auditor, 'GET', `/v1/pets?asOf=${asOf}`)).json()).toEqual({
-      code: 'validation_failed',
-      message: 'asOf must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.',
-      status: 400,
-    });
-  });
+  it.each([['yesterday'], ['2030-01-14'], ['-5'], ['2030-02-31T00:00:00Z']])(
+    'answers asOf=%s with 400',
+    async (asOf) => {
+      expect((await service.send(auditor, 'GET', `/v1/pets?asOf=${asOf}`)).json()).toEqual({
+        code: 'validation_failed',
+        message: 'asOf must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.',
+        status: 400,
+      });
+    },
+  );
 });
 
 describe('pets(asOf) and pet(id, asOf) in GraphQL', () => {

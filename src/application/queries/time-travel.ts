@@ -25,7 +25,7 @@ export function parseAsOf(text: string): AsOf {
   const parts = RFC_3339.exec(text);
   const leap = parts?.[2] === '60';
   const timeMs =
-    parts === null
+    parts === null || !isCalendarDate(parts[1]!.slice(0, 10))
       ? Number.NaN
       : Date.parse(`${parts[1]}${leap ? '59' : parts[2]}${parts[3]}`) + (leap ? 1000 : 0);
   if (Number.isNaN(timeMs)) {
@@ -35,6 +35,14 @@ export function parseAsOf(text: string): AsOf {
     );
   }
   return { timeMs };
+}
+
+/** Whether YYYY-MM-DD names a day of the calendar: `Date.parse` rolls 2026-02-31 over into March. */
+function isCalendarDate(date: string): boolean {
+  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
+  const calendar = new Date(0);
+  calendar.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
+  return calendar.getUTCDate() === day;
 }
 
 export function timeTravelQueries(deps: { readonly store: EventStore; readonly index: TemporalPetIndex }) {
