@@ -28,7 +28,7 @@ import { adminRoutes } from './rest/admin.ts';
 import { auditEventRoutes } from './rest/audit-events.ts';
 import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
-import { refuseWhileShuttingDown } from './shutting-down.ts';
+import { closeConnectionsOnClose, refuseWhileShuttingDown } from './shutting-down.ts';
 import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 
 export type AppDependencies = {
@@ -93,6 +93,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   refuseUnmetExpectations(app);
   closeGentlyAfterUnreadBodies(app);
   const shuttingDown = refuseWhileShuttingDown(app);
+  closeConnectionsOnClose(app);
   for (const observer of deps.observers ?? []) await app.register(observer);
   if (deps.config.accessLog === true) await app.register(accessLog);
 

@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.ts';
 import { sendError } from './error-handler.ts';
@@ -29,4 +30,34 @@ export function refuseWhileShuttingDown(app: FastifyInstance): () => boolean {
     sendError(reply, new ShuttingDownError());
   });
   return () => shuttingDown;
+}
+
+/**
+ * Lets `close()` finish once the responses in flight have: Node's `server.close()` closes the
+ * connections idle at that moment only. A connection that has sent no request yet (a browser's
+ * preconnect, or a client's spare) counts as busy until Node's 60 s headers timeout, and one whose
+ * response was still streaming (an event stream, which a preClose hook is ending) goes idle after
+ * it and then waits out the keep-alive timeout: a shutdown outlived its deadline for either. So,
+ * as close starts, a connection with no response in flight is destroyed, and one with a response
+ * in flight is closed once that response has gone out.
+ */
+export function closeConnectionsOnClose(app: FastifyInstance): void {
+  const open = new Set<Socket>();
+  app.server.on('connection', (socket: Socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  app.addHook('preClose', (done) => {
+    for (const socket of open) {
+      const response = inFlight(socket);
+      if (response === undefined) socket.destroy();
+      else response.once('close', () => socket.destroySoon());
+    }
+    done();
+  });
+}
+
+/** The response this connection is writing (Node's own record of it), if any. */
+function inFlight(socket: Socket): NodeJS.EventEmitter | undefined {
+  return (socket as Socket & { _httpMessage?: NodeJS.EventEmitter | null })._httpMessage ?? undefined;
 }

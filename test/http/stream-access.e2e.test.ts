@@ -97,71 +97,38 @@ describe('the audit feed as server-sent events', () => {
 });
 
 describe('GraphQL subscriptions', () => {
-  const endpoint = () => `${server.origin}/graphql`;
+  /** Subscribes with a new key that has `scopes`, changes the key once the stream is open, and collects every event until it ends. */
+  async function eventsUntilEnd(
+    query: string,
+    scopes: string[],
+    change: (keyId: string) => Promise<void>,
+  ): Promise<unknown[]> {
+    const key = await server.issueKey(scopes, 'subscriber');
+    return subscribeOverSse(`${server.origin}/graphql`, query, 2, () => change(key.keyId), {
+      authorization: key.authorization,
+    });
+  }
+
+  /** The one event a subscription ends with: the error a new request with its key would get. */
+  const endedWith = (code: string, message: string) => [
+    { errors: [{ message, locations: [{ line: 1, column: 1 }], extensions: { code } }] },
+  ];
 
   it('end petChanged with invalid_api_key once the key is revoked', async () => {
-    const reader = await server.issueKey(['pets:read'], 'reader');
-    const events = await subscribeOverSse(
-      endpoint(),
-      'subscription { petChanged { __typename } }',
-      2,
-      () => revoke(reader.keyId),
-      { authorization: reader.authorization },
-    );
-    expect(events).toEqual([
-      {
-        errors: [
-          {
-            message: 'The API key is malformed, unknown or revoked.',
-            locations: [{ line: 1, column: 1 }],
-            extensions: { code: 'invalid_api_key' },
-          },
-        ],
-      },
-    ]);
+    const events = await eventsUntilEnd('subscription { petChanged { __typename } }', ['pets:read'], revoke);
+    expect(events).toEqual(endedWith('invalid_api_key', 'The API key is malformed, unknown or revoked.'));
   });
 
-  it('end petCreated with insufficient_scope once the key loses pets:read', async () => {
-    const reader = await server.issueKey(['pets:read', 'orders:read'], 'reader');
-    const events = await subscribeOverSse(
-      endpoint(),
-      'subscription { petCreated { id } }',
-      2,
-      () => setScopes(reader.keyId, ['orders:read']),
-      { authorization: reader.authorization },
+  it.each([
+    ['petCreated', 'pets:read', ['pets:read', 'orders:read'], ['orders:read']],
+    // An admin's orderChanged carries every order, not only the key's own.
+    ['orderChanged', 'admin', ['orders:read', 'admin'], ['orders:read']],
+  ])('end %s with insufficient_scope once the key loses %s', async (field, lost, scopes, kept) => {
+    const events = await eventsUntilEnd(`subscription { ${field} { id } }`, scopes, (id) =>
+      setScopes(id, kept),
     );
-    expect(events).toEqual([
-      {
-        errors: [
-          {
-            message: 'This API key lacks the scope pets:read, which this operation needs.',
-            locations: [{ line: 1, column: 1 }],
-            extensions: { code: 'insufficient_scope' },
-          },
-        ],
-      },
-    ]);
-  });
-
-  it("end an admin's orderChanged, which carries every order, once the key loses admin", async () => {
-    const admin = await server.issueKey(['orders:read', 'admin'], 'admin');
-    const events = await subscribeOverSse(
-      endpoint(),
-      'subscription { orderChanged { id } }',
-      2,
-      () => setScopes(admin.keyId, ['orders:read']),
-      { authorization: admin.authorization },
+    expect(events).toEqual(
+      endedWith('insufficient_scope', `This API key lacks the scope ${lost}, which this operation needs.`),
     );
-    expect(events).toEqual([
-      {
-        errors: [
-          {
-            message: 'This API key lacks the scope admin, which this operation needs.',
-            locations: [{ line: 1, column: 1 }],
-            extensions: { code: 'insufficient_scope' },
-          },
-        ],
-      },
-    ]);
   });
 });
