@@ -88,7 +88,7 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [key in
  */
 function wantsEventStream(request: FastifyRequest): boolean {
   const accept = request.headers.accept;
-  if (accept === undefined || !accept.includes('text/event-stream')) return false;
+  if (accept === undefined || !accept.toLowerCase().includes('text/event-stream')) return false;
   return new Negotiator(request.raw).mediaType(FEED_TYPES) === 'text/event-stream';
 }
 

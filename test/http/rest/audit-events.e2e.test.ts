@@ -163,6 +163,11 @@ describe('GET /v1/audit/events', () => {
       'application/json;q=0.5, text/event-stream',
       'text/event-stream; charset=utf-8',
     ],
+    [
+      'names the stream in capitals (media types are case-insensitive)',
+      'Text/Event-Stream',
+      'text/event-stream; charset=utf-8',
+    ],
   ])('answers an Accept that %s in the type it ranks first', async (_, accept, type) => {
     const abort = new AbortController();
     const response = await fetch(`${server.origin}/v1/audit/events?limit=1`, {
