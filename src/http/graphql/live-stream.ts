@@ -53,7 +53,6 @@ export function resumedStream<T>(
     }
     const end = () => stop();
     closing.addEventListener('abort', end, { once: true });
-    const unwatch = watch?.((error) => stop(error));
     let waiting: T[] | undefined = [];
     const deliver = (item: T) => {
       // Checked here: past a full buffer, Repeater queues up to 1024 more pushes before it throws.
@@ -65,6 +64,8 @@ export function resumedStream<T>(
       else if (waiting.length < LIVE_STREAM_BUFFER) waiting.push(item);
       else stop(new SubscriberTooSlowError(LIVE_STREAM_BUFFER));
     });
+    // Once started: a start that throws has nothing to end, and leaves no watch behind.
+    const unwatch = watch?.((error) => stop(error));
     try {
       if (replayed !== undefined) await pushEach(replayed, push, stop);
       // The live items that came meanwhile, then (in the same step as the last) live delivery.

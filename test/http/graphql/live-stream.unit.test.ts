@@ -46,4 +46,38 @@ describe('liveStream', () => {
     expect(await stream.next()).toEqual({ done: true, value: undefined });
     expect(application.listeners.size).toBe(0);
   });
+
+  /** A watch the test ends by hand, and whether its end was taken back. */
+  function watch() {
+    const state: { end?: (error: Error) => void; unwatched: boolean } = { unwatched: false };
+    const start = (end: (error: Error) => void) => {
+      state.end = end;
+      return () => (state.unwatched = true);
+    };
+    return { state, start };
+  }
+
+  it('ends with the error its watch ends it with, then unsubscribes and drops the watch', async () => {
+    const application = feed();
+    const { state, start } = watch();
+    const stream = liveStream(application.subscribe, new AbortController().signal, start);
+    const next = stream.next();
+    application.create(1);
+    expect((await next).value.id).toBe(1);
+    const revoked = new Error('revoked');
+    state.end!(revoked);
+    await expect(stream.next()).rejects.toBe(revoked);
+    expect([application.listeners.size, state.unwatched]).toEqual([0, true]);
+  });
+
+  it('drops its watch when the client leaves first', async () => {
+    const application = feed();
+    const { state, start } = watch();
+    const stream = liveStream(application.subscribe, new AbortController().signal, start);
+    const next = stream.next();
+    application.create(1);
+    await next;
+    await stream.return!(undefined);
+    expect([application.listeners.size, state.unwatched]).toEqual([0, true]);
+  });
 });
