@@ -83,7 +83,7 @@ const ANSWERED =
  */
 function rankAccept(request: FastifyRequest): void {
   const accept = request.headers.accept;
-  if (accept === undefined || !accept.includes('q=')) return;
+  if (accept === undefined || !/q=/i.test(accept)) return;
   const ranked = new Negotiator(request.raw).mediaTypes();
   if (ranked.length === 0) throw new NotAcceptableError(ANSWERED);
   request.raw.headers.accept = ranked.join(', ');

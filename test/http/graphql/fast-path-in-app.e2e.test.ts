@@ -83,6 +83,11 @@ describe('Accept with q-values, ranked as RFC 9110 says before either path reads
     });
   });
 
+  it('reads Q=0 as q=0 (parameter names are case-insensitive): no event stream for a query', async () => {
+    const response = await post('TEXT/EVENT-STREAM;Q=0')();
+    expect([response.statusCode, response.json().code]).toEqual([406, 'not_acceptable']);
+  });
+
   it('answers 406 not_acceptable when every type listed is refused with q=0', async () => {
     const response = await post('application/json;q=0, */*;q=0')();
     expect([response.statusCode, response.json().code]).toEqual([406, 'not_acceptable']);
