@@ -10,7 +10,7 @@ import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
 import { clientErrorHandler, hostFault, refuseUnmetExpectations } from './client-errors.ts';
-import { parseQueryString } from './query-string.ts';
+import { parseQueryString, queryFault } from './query-string.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler, routeEveryMethod } from './four-oh-four.ts';
@@ -88,7 +88,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // Callback style: on every request, an async hook would cost a promise for nothing.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
-    done(hostFault(request.raw));
+    // Before the guard, as the parser's refusals: such a request is not counted against a key.
+    done(hostFault(request.raw) ?? queryFault(request.query));
   });
   refuseUnmetExpectations(app);
   closeGentlyAfterUnreadBodies(app);

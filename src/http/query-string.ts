@@ -18,9 +18,14 @@ export function parseQueryString(text: string): Query {
   return query;
 }
 
-/** Throws the 400 for a query `parseQueryString` marked. */
-export function checkQueryEncoding(query: Query): void {
-  if (query[MALFORMED] === true) throw new BadRequestError('bad_request', MALFORMED_QUERY);
+/**
+ * The 400 for a query `parseQueryString` marked, on every route alike, those that take no query
+ * parameters included: a write must not go through under a URL that is not well-formed.
+ */
+export function queryFault(query: unknown): BadRequestError | undefined {
+  return (query as Query | undefined)?.[MALFORMED] === true
+    ? new BadRequestError('bad_request', MALFORMED_QUERY)
+    : undefined;
 }
 
 export const MALFORMED_QUERY = 'The query string is not valid: it holds a malformed percent-encoding.';

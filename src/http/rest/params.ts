@@ -1,13 +1,11 @@
 import type { FastifyRequest } from 'fastify';
 import type { ChangeOptions } from '../../application/index.ts';
 import { ValidationError } from '../../shared/errors.ts';
-import { checkQueryEncoding } from '../query-string.ts';
 import { parseIfMatch, parseIfNoneMatch } from './etag.ts';
 
 /** Reading query, path and header values the same way on every route. */
 
 export function stringParam(query: Record<string, unknown>, name: string): string | undefined {
-  checkQueryEncoding(query);
   const value = query[name];
   if (value === undefined) return undefined;
   if (typeof value !== 'string') throw new ValidationError(`${name} must be given at most once.`, name);

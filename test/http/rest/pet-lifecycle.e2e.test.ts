@@ -155,6 +155,18 @@ describe('DELETE /v1/pets/{petId}', () => {
     expect(await eventsOf(pet.id)).toEqual([{ type: 'PetCreated', data: pet }]);
   });
 
+  it('refuses a create under a query whose percent-encoding is not UTF-8, though POST takes no query: nothing is created', async () => {
+    const before = await listed();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/pets?%FF',
+      headers: { 'content-type': 'application/json' },
+      payload: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    });
+    expect([response.statusCode, response.json().code]).toEqual([400, 'bad_request']);
+    expect(await listed()).toEqual(before);
+  });
+
   it('keeps a reason that spells a percent sign, %25FF, as the text %FF', async () => {
     const pet = await create();
     expect((await remove(pet.id, {}, '?reason=%25FF')).statusCode).toBe(204);
