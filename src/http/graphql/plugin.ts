@@ -6,7 +6,6 @@ import type { Config } from '../../config.ts';
 import { NotAcceptableError } from '../../shared/errors.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
-import { checkQueryEncoding, type Query } from '../query-string.ts';
 import { compiledOperations } from './compiled-operations.ts';
 import { fastPath } from './fast-path.ts';
 import { schema } from './index.ts';
@@ -59,9 +58,6 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       rankAccept(request);
-      // Yoga's URL handling escapes a malformed percent-encoding as text (`%FF` becomes `%25FF`),
-      // so a GET would run a query other than the one sent: the URL is malformed, as for REST.
-      if (request.method === 'GET') checkQueryEncoding(request.query as Query);
       if (request.method === 'POST' && (await tryFastPath(request, reply, request.body as string)))
         return reply;
       return handleWithYoga(yoga, request, reply);
@@ -78,16 +74,44 @@ const ANSWERED =
 /**
  * Yoga reads Accept in the order it lists media types, whatever their q-values (of the JSON types,
  * it answers with the first listed), and the fast path answers as Yoga would. So a header with
- * q-values is put in their order first, with the ranges a client refuses (q=0) taken out (RFC 9110
- * §12.5.1); one that refuses everything is a 406 here. Ranges keep their order among equal q-values.
+ * q-values is replaced, before either reads it, by the types this endpoint answers with that it
+ * accepts, best first: each type takes the q-value of the most specific range that names it (RFC
+ * 9110 §12.5.1: `application/json;q=0, *\/*` refuses JSON), and one the client refuses (q=0) is left
+ * out. A header that accepts none of them is a 406 here. Clients send one header again and again
+ * (Apollo Client's has q=0.9 on every request): each is ranked once.
  */
 function rankAccept(request: FastifyRequest): void {
   const accept = request.headers.accept;
-  if (accept === undefined || !/q=/i.test(accept)) return;
-  const ranked = new Negotiator(request.raw).mediaTypes();
-  if (ranked.length === 0) throw new NotAcceptableError(ANSWERED);
-  request.raw.headers.accept = ranked.join(', ');
+  if (accept === undefined || !Q_VALUE.test(accept)) return;
+  let ranked = rankedAccepts.get(accept);
+  if (ranked === undefined) {
+    const types = new Negotiator({ headers: { accept } }).mediaTypes(ANSWERABLE);
+    // The bare types: Yoga skips a type whose charset is not utf-8, and these are the utf-8 ones.
+    ranked = types.map((type) => type.split(';')[0]!).join(', ');
+    if (rankedAccepts.size >= RANKED_ACCEPTS_MAX) rankedAccepts.clear();
+    rankedAccepts.set(accept, ranked);
+  }
+  if (ranked === '') throw new NotAcceptableError(ANSWERED);
+  request.raw.headers.accept = ranked;
 }
+
+/** A q parameter, in any case and spacing (`Q=0`, `q = 0.5`). */
+const Q_VALUE = /;\s*q\s*=/i;
+
+/**
+ * What /graphql answers with; a client's range that names a charset matches only utf-8. Between
+ * types a client ranks alike (`*\/*`), the first here: application/json, as Yoga answers `*\/*`.
+ */
+const ANSWERABLE = [
+  'application/json; charset=utf-8',
+  'application/graphql-response+json; charset=utf-8',
+  'multipart/mixed',
+  'text/event-stream; charset=utf-8',
+];
+
+const rankedAccepts = new Map<string, string>();
+/** Headers remembered; past this many, the memory starts again from empty. */
+const RANKED_ACCEPTS_MAX = 1000;
 
 /** Yoga's full handler: GET, server-sent events, and every request the fast path declines. */
 async function handleWithYoga(

@@ -87,12 +87,12 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [key in
  * header that takes neither gets a page too, as every REST route answers JSON.
  */
 function wantsEventStream(request: FastifyRequest): boolean {
-  const accept = request.headers.accept;
-  if (accept === undefined || !accept.toLowerCase().includes('text/event-stream')) return false;
-  return new Negotiator(request.raw).mediaType(FEED_TYPES) === 'text/event-stream';
+  if (request.headers.accept === undefined) return false;
+  return new Negotiator(request.raw).mediaType(FEED_TYPES) === FEED_TYPES[1];
 }
 
-const FEED_TYPES = ['application/json', 'text/event-stream'];
+/** The charset is named so that a range naming utf-8 (`text/event-stream;charset=utf-8`) matches. */
+const FEED_TYPES = ['application/json; charset=utf-8', 'text/event-stream; charset=utf-8'];
 
 /** The next page: the same filters and limit, after the cursor. */
 function nextLink(query: Record<string, unknown>, after: string): string {

@@ -88,6 +88,18 @@ describe('Accept with q-values, ranked as RFC 9110 says before either path reads
     expect([response.statusCode, response.json().code]).toEqual([406, 'not_acceptable']);
   });
 
+  it('takes the q-value of the most specific range: application/json;q=0 refuses JSON though */* is listed', async () => {
+    expect(await answer('application/json;q=0, */*;q=0.5')).toEqual({
+      status: 200,
+      type: 'application/graphql-response+json; charset=utf-8',
+    });
+  });
+
+  it('reads a q-value written with spaces around the equals sign', async () => {
+    const response = await post('application/json; q = 0')();
+    expect([response.statusCode, response.json().code]).toEqual([406, 'not_acceptable']);
+  });
+
   it('answers 406 not_acceptable when every type listed is refused with q=0', async () => {
     const response = await post('application/json;q=0, */*;q=0')();
     expect([response.statusCode, response.json().code]).toEqual([406, 'not_acceptable']);

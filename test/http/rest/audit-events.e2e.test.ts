@@ -168,6 +168,12 @@ describe('GET /v1/audit/events', () => {
       'Text/Event-Stream',
       'text/event-stream; charset=utf-8',
     ],
+    [
+      'names the stream with its charset',
+      'text/event-stream;charset=utf-8',
+      'text/event-stream; charset=utf-8',
+    ],
+    ['takes any text type, of which the stream is one', 'text/*', 'text/event-stream; charset=utf-8'],
   ])('answers an Accept that %s in the type it ranks first', async (_, accept, type) => {
     const abort = new AbortController();
     const response = await fetch(`${server.origin}/v1/audit/events?limit=1`, {
