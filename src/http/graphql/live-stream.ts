@@ -3,6 +3,7 @@ import { FixedBuffer, Repeater } from 'graphql-yoga';
 import type { Scope } from '../../domain/scopes.ts';
 import { watchAccess } from '../access-watch.ts';
 import { SubscriberTooSlowError } from '../../shared/errors.ts';
+import { ITEMS_PER_TURN, nextTurn } from '../../shared/next-turn.ts';
 
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
 export const LIVE_STREAM_BUFFER = 1000;
@@ -81,7 +82,10 @@ export function resumedStream<T>(
   }, buffer);
 }
 
-/** Pushes each item once there is room for it, until the items end or the stream stops. */
+/**
+ * Pushes each item once there is room for it, until the items end or the stream stops, letting the
+ * event loop take its other work every ITEMS_PER_TURN items.
+ */
 async function pushEach<T>(
   items: AsyncIterable<T> | Iterable<T>,
   push: (item: T) => Promise<unknown>,
@@ -89,8 +93,10 @@ async function pushEach<T>(
 ): Promise<void> {
   let stopped = false;
   void stop.then(() => (stopped = true));
+  let handed = 0;
   for await (const item of items) {
     if (stopped) return;
     await Promise.race([push(item), stop]);
+    if (++handed % ITEMS_PER_TURN === 0) await nextTurn();
   }
 }

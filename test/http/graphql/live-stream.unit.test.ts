@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LIVE_STREAM_BUFFER, liveStream } from '../../../src/http/graphql/live-stream.ts';
+import { LIVE_STREAM_BUFFER, liveStream, resumedStream } from '../../../src/http/graphql/live-stream.ts';
 import { SubscriberTooSlowError } from '../../../src/shared/errors.ts';
 
 /** A feed of numbered items that the test drives by hand. */
@@ -79,5 +79,25 @@ describe('liveStream', () => {
     await next;
     await stream.return!(undefined);
     expect([application.listeners.size, state.unwatched]).toEqual([0, true]);
+  });
+
+  it('lets the event loop take its other work while it replays, rather than only when the replay ends', async () => {
+    const count = 1000;
+    async function* replayed() {
+      for (let id = 1; id <= count; id++) yield { id };
+    }
+    const stream = resumedStream(
+      () => ({ replayed: replayed(), unsubscribe: () => {} }),
+      new AbortController().signal,
+    );
+    let delivered = 0;
+    let deliveredWhenOtherWorkRan: number | undefined;
+    setImmediate(() => (deliveredWhenOtherWorkRan = delivered));
+    while (delivered < count) {
+      await stream.next();
+      delivered++;
+    }
+    await stream.return!(undefined);
+    expect(deliveredWhenOtherWorkRan).toBeLessThan(100);
   });
 });
