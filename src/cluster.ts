@@ -21,9 +21,9 @@ import {
  * The primary serves nothing itself. It replaces a worker that dies (at once the first time, then
  * after a pause that doubles up to 30 s while the worker keeps dying within a minute of its start),
  * answers the metrics listener with every worker's metrics, and on SIGTERM or SIGINT asks every
- * worker to shut down cleanly and exits once they all have. A worker that fails before the service
- * ever listened (a port in use, a damaged store) would fail again: the primary stops them all and
- * exits with status 1.
+ * worker to shut down cleanly and exits once they all have, with status 1 if one did not stop
+ * cleanly. A worker that fails before the service ever listened (a port in use, a damaged store)
+ * would fail again: the primary stops them all and exits with status 1.
  */
 
 /** Which worker this process is (0 … N−1), so that exactly one runs what must run once (Kafka). */
@@ -107,7 +107,17 @@ export function runPrimary(workers: number, logger: Logger): Primary {
   cluster.on('exit', (worker, code, signal) => {
     const state = workerState.get(worker)!;
     workerState.delete(worker);
-    if (stopping) return;
+    if (stopping) {
+      // A worker that failed its shutdown (its own deadline, or this one's SIGKILL) fails the stop.
+      if (code !== 0) {
+        process.exitCode = 1;
+        logger.error(
+          { worker: state.index, pid: worker.process.pid, code, signal },
+          'worker did not stop cleanly',
+        );
+      }
+      return;
+    }
     if (!listened && !state.listened) {
       rejectListening(new Error(`worker ${state.index} exited before it listened (code ${code})`));
       return stop('SIGTERM', 1);

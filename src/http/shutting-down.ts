@@ -33,26 +33,43 @@ export function refuseWhileShuttingDown(app: FastifyInstance): () => boolean {
 }
 
 /**
+ * How long a closing server waits for the responses in flight: a client that stops reading its
+ * stream, or never sends the rest of a body, must not hold the shutdown past its own deadline
+ * (`petstore start` gives up after 15 s, with status 1). A request still unfinished then is cut off.
+ */
+export const DRAIN_MS = 5_000;
+
+/**
  * Lets `close()` finish once the responses in flight have: Node's `server.close()` closes the
  * connections idle at that moment only. A connection that has sent no request yet (a browser's
  * preconnect, or a client's spare) counts as busy until Node's 60 s headers timeout, and one whose
  * response was still streaming (an event stream, which a preClose hook is ending) goes idle after
  * it and then waits out the keep-alive timeout: a shutdown outlived its deadline for either. So,
- * as close starts, a connection with no response in flight is destroyed, and one with a response
- * in flight is closed once that response has gone out.
+ * as close starts, a connection with no response in flight is destroyed, one with a response in
+ * flight is closed once that response has gone out, and whatever is left after `drainMs` is cut.
  */
-export function closeConnectionsOnClose(app: FastifyInstance): void {
+export function closeConnectionsOnClose(app: FastifyInstance, drainMs = DRAIN_MS): void {
   const open = new Set<Socket>();
   app.server.on('connection', (socket: Socket) => {
     open.add(socket);
     socket.once('close', () => open.delete(socket));
   });
+  let deadline: NodeJS.Timeout | undefined;
   app.addHook('preClose', (done) => {
     for (const socket of open) {
       const response = inFlight(socket);
       if (response === undefined) socket.destroy();
       else response.once('close', () => socket.destroySoon());
     }
+    deadline = setTimeout(() => {
+      if (open.size > 0) app.log.warn({ connections: open.size }, 'closing: cut the connections still busy');
+      for (const socket of open) socket.destroy();
+    }, drainMs);
+    deadline.unref();
+    done();
+  });
+  app.addHook('onClose', (_instance, done) => {
+    clearTimeout(deadline);
     done();
   });
 }

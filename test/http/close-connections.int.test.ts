@@ -6,7 +6,8 @@ import { startTestApp, type TestApp } from '../support/app.ts';
  * close() on a listening server, with connections that Node's own server.close() would wait for:
  * one that has sent no request yet (Node counts it busy until its 60 s headers timeout), and one
  * whose event stream was still open (it goes idle only after close started). The test timeout,
- * 10 s, is far below either wait.
+ * 10 s, is far below either wait, and above the drain time (5 s) after which a request that never
+ * finishes is cut off.
  */
 
 let service: TestApp;
@@ -40,5 +41,15 @@ describe('close()', () => {
     const body = response.text();
     await service.app.close();
     expect(await body).toBe('retry: 1000\n\n');
+  }, 10_000);
+
+  it('cuts, after the drain time, a request whose body never finishes', async () => {
+    const { socket, closed } = await silentConnection();
+    socket.write(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 32\r\n\r\n{"na',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await service.app.close();
+    await closed;
   }, 10_000);
 });
