@@ -12,14 +12,26 @@ export const LIVE_STREAM_BUFFER = 1000;
 export type Resumed<T> = { readonly replayed?: AsyncIterable<T>; readonly unsubscribe: () => void };
 
 /**
- * What else ends a stream, with an error its client is given: told how to end it, returns its own
- * end (see `watchAccess`, which ends a subscription whose key may no longer read).
+ * What else ends a stream, with an error its client is given (see `accessWatch`, which ends a
+ * subscription whose key may no longer read).
  */
-export type StreamWatch = (end: (error: Error) => void) => () => void;
+export type StreamWatch = {
+  /** Told how to end the stream, watches it while idle, until the function it returns is called. */
+  readonly start: (end: (error: Error) => void) => () => void;
+  /** The error to end the stream with now, if any: asked before each item is handed on. */
+  readonly now: () => Error | undefined;
+};
 
-/** Ends a subscription once its request's key may no longer do what `scopes` allow (see `watchAccess`). */
+/**
+ * Ends a subscription once its request's key may no longer do what `scopes` allow: checked before
+ * each item, so that none reaches a key that lost them, and every second while none comes (see
+ * `watchAccess`).
+ */
 export function accessWatch(request: FastifyRequest, scopes: readonly Scope[]): StreamWatch {
-  return (end) => watchAccess(request, scopes, end);
+  return {
+    start: (end) => watchAccess(request, scopes, end),
+    now: () => request.accessWithdrawn(scopes),
+  };
 }
 
 /**
@@ -55,10 +67,16 @@ export function resumedStream<T>(
     const end = () => stop();
     closing.addEventListener('abort', end, { once: true });
     let waiting: T[] | undefined = [];
+    const handOn = (item: T): Promise<unknown> => {
+      const withdrawn = watch?.now();
+      if (withdrawn === undefined) return push(item);
+      stop(withdrawn);
+      return stop;
+    };
     const deliver = (item: T) => {
       // Checked here: past a full buffer, Repeater queues up to 1024 more pushes before it throws.
       if (buffer.full) stop(new SubscriberTooSlowError(LIVE_STREAM_BUFFER));
-      else void push(item);
+      else void handOn(item);
     };
     const { replayed, unsubscribe } = start((item) => {
       if (waiting === undefined) deliver(item);
@@ -66,11 +84,11 @@ export function resumedStream<T>(
       else stop(new SubscriberTooSlowError(LIVE_STREAM_BUFFER));
     });
     // Once started: a start that throws has nothing to end, and leaves no watch behind.
-    const unwatch = watch?.((error) => stop(error));
+    const unwatch = watch?.start((error) => stop(error));
     try {
-      if (replayed !== undefined) await pushEach(replayed, push, stop);
+      if (replayed !== undefined) await pushEach(replayed, handOn, stop);
       // The live items that came meanwhile, then (in the same step as the last) live delivery.
-      while (waiting.length > 0) await pushEach(waiting.splice(0), push, stop);
+      while (waiting.length > 0) await pushEach(waiting.splice(0), handOn, stop);
       waiting = undefined;
     } catch (error) {
       stop(error);

@@ -44,6 +44,7 @@ export async function auditEventRoutes(
         open.add(stream);
         // The reconnection that follows gets the 401, 403 or 429 with its Error body.
         const unwatch = watchAccess(request, [AUDIT.scope], () => stream.abort());
+        const allowed = whileAllowed(request, events, () => stream.abort());
         reply.raw.once('close', () => {
           unwatch();
           stream.abort();
@@ -53,7 +54,7 @@ export async function auditEventRoutes(
           .type('text/event-stream; charset=utf-8')
           .header('Cache-Control', 'no-store')
           .header('X-Accel-Buffering', 'no') // nginx: pass each event on at once
-          .send(sseBody(events, (event) => event.position));
+          .send(sseBody(allowed, (event) => event.position));
       }
       const page = await application.eventFeed({
         ...filter,
@@ -64,6 +65,22 @@ export async function auditEventRoutes(
     },
   );
   allowOnly(app, '/audit/events', ['GET', 'HEAD']);
+}
+
+/**
+ * The events, each only while the key may still read the feed: the watch ends an idle stream
+ * within a second, and this check keeps any event from reaching a key that has lost the scope
+ * meanwhile (a scope removed and granted again within the second included).
+ */
+async function* whileAllowed<T>(
+  request: FastifyRequest,
+  events: AsyncIterable<T>,
+  withdrawn: () => void,
+): AsyncGenerator<T> {
+  for await (const event of events) {
+    if (request.accessWithdrawn([AUDIT.scope]) !== undefined) return withdrawn();
+    yield event;
+  }
 }
 
 function feedFilter(query: Record<string, unknown>): Omit<EventFeedQuery, 'limit' | 'after'> {

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { LIVE_STREAM_BUFFER, liveStream, resumedStream } from '../../../src/http/graphql/live-stream.ts';
+import {
+  LIVE_STREAM_BUFFER,
+  liveStream,
+  resumedStream,
+  type StreamWatch,
+} from '../../../src/http/graphql/live-stream.ts';
 import { SubscriberTooSlowError } from '../../../src/shared/errors.ts';
 
 /** A feed of numbered items that the test drives by hand. */
@@ -47,12 +52,17 @@ describe('liveStream', () => {
     expect(application.listeners.size).toBe(0);
   });
 
-  /** A watch the test ends by hand, and whether its end was taken back. */
+  /** A watch the test ends by hand, or withdraws by hand, and whether its end was taken back. */
   function watch() {
-    const state: { end?: (error: Error) => void; unwatched: boolean } = { unwatched: false };
-    const start = (end: (error: Error) => void) => {
-      state.end = end;
-      return () => (state.unwatched = true);
+    const state: { end?: (error: Error) => void; unwatched: boolean; withdrawn?: Error } = {
+      unwatched: false,
+    };
+    const start: StreamWatch = {
+      start: (end) => {
+        state.end = end;
+        return () => (state.unwatched = true);
+      },
+      now: () => state.withdrawn,
     };
     return { state, start };
   }
@@ -68,6 +78,19 @@ describe('liveStream', () => {
     state.end!(revoked);
     await expect(stream.next()).rejects.toBe(revoked);
     expect([application.listeners.size, state.unwatched]).toEqual([0, true]);
+  });
+
+  it('hands on no item once its watch says the stream may no longer have it, and ends with that error', async () => {
+    const application = feed();
+    const { state, start } = watch();
+    const stream = liveStream(application.subscribe, new AbortController().signal, start);
+    const next = stream.next();
+    application.create(1);
+    expect((await next).value.id).toBe(1);
+    const revoked = new Error('revoked');
+    state.withdrawn = revoked;
+    application.create(2);
+    await expect(stream.next()).rejects.toBe(revoked);
   });
 
   it('drops its watch when the client leaves first', async () => {
