@@ -43,6 +43,12 @@ export type LatencyFigures = {
   readonly generatorDelay: { readonly p99Ms: number; readonly maxMs: number };
   /** CPU steal on the server's core during the phase (see steal.ts). */
   readonly steal: StealFigures;
+  /**
+   * The share of the phase's wall time the server's threads spent on a CPU: every thread, and the
+   * main thread alone. With the whole server on one core, how busy that core was: near 1, requests
+   * queue behind one another whatever else is done about stalls.
+   */
+  readonly busy: { readonly all: number; readonly main: number };
 };
 
 export type ReadLatencyFigures = {
@@ -208,7 +214,9 @@ async function measured<T extends Phase | Phase[]>(machine: Machine, pid: number
   const before = processCpuMs(pid);
   const steal = watchSteal();
   delay.enable();
+  const started = performance.now();
   const result = await phase();
+  const elapsedMs = performance.now() - started;
   delay.disable();
   const stolen = stealOn(steal.stop(), machine.serverCpu);
   const after = processCpuMs(pid);
@@ -220,12 +228,13 @@ async function measured<T extends Phase | Phase[]>(machine: Machine, pid: number
     // The histogram counts from the timer's due time, in ns, with its 1 ms resolution included.
     generatorDelay: { p99Ms: delay.percentile(99) / 1e6, maxMs: delay.max / 1e6 },
     steal: stolen,
+    busy: { all: (after.all - before.all) / elapsedMs, main: (after.main - before.main) / elapsedMs },
   };
 }
 
 function figures(
   phase: Phase,
-  { cpuUs, generatorDelay, steal }: Pick<LatencyFigures, 'cpuUs' | 'generatorDelay' | 'steal'>,
+  { cpuUs, generatorDelay, steal, busy }: Pick<LatencyFigures, 'cpuUs' | 'generatorDelay' | 'steal' | 'busy'>,
 ): LatencyFigures {
   const sorted = Float64Array.from(phase.latenciesMs).sort();
   const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.ceil(p * sorted.length) - 1]!);
@@ -239,6 +248,7 @@ function figures(
     cpuUs,
     generatorDelay,
     steal,
+    busy,
   };
 }
 

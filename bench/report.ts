@@ -1,7 +1,7 @@
 import type { HttpRun } from './http.ts';
 import type { LagFigures } from './lag.ts';
 import type { Machine } from './machine.ts';
-import { MAX_P999_MS, MAX_P99_FACTOR, type ReadLatencyFigures } from './read-latency.ts';
+import { type LatencyFigures, MAX_P999_MS, MAX_P99_FACTOR, type ReadLatencyFigures } from './read-latency.ts';
 import type { ScaleRun, ScaleSize } from './scale.ts';
 import type { StealFigures } from './steal.ts';
 import type { StoreRun } from './store.ts';
@@ -178,6 +178,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
       met(p99Ok && p999Ok && failures === 0),
       `${ms(alone.generatorDelay.p99Ms)} / ${ms(alone.generatorDelay.maxMs)}; ${ms(withWrites.generatorDelay.p99Ms)} / ${ms(withWrites.generatorDelay.maxMs)}`,
       `${stealShares(alone.steal)}; ${stealShares(withWrites.steal)}`,
+      `${busyShares(alone.busy)}; ${busyShares(withWrites.busy)}`,
     ];
   });
   const first = runs[0];
@@ -186,7 +187,7 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
       ? 'GET'
       : `GET /v1/pets?limit=20 at ${int(first.getRate)}/s, alone and with POST /v1/pets at ${int(first.postRate)}/s, ${first.seconds} s each`;
   return [
-    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included. Load generator delay: how late the load generator's own event loop ran (1 ms resolution included), which the latencies count as the server's. Steal: the time the hypervisor gave the server's core to others during the phase.`,
+    `${title}: p50 / p99 / p99.9 / max in ms. Target: with the writes, p99 within ${MAX_P99_FACTOR}× its value alone and p99.9 < ${MAX_P999_MS} ms, snapshots included. Load generator delay: how late the load generator's own event loop ran (1 ms resolution included), which the latencies count as the server's. Steal: the time the hypervisor gave the server's core to others during the phase. Server CPU: the share of the phase's wall time the server's threads ran on a CPU, all of them and the main thread alone: every one of them runs on the server's core, so this is how busy the server kept that core, and near 100% requests queue behind one another.`,
     '',
     table(
       [
@@ -200,10 +201,16 @@ export function latencyTable(runs: readonly ReadLatencyFigures[]): string {
         'Met',
         'Load generator delay p99 / max: alone; with',
         'Steal on the server core: alone; with',
+        'Server CPU (main thread): alone; with',
       ],
       rows,
     ),
   ].join('\n');
+}
+
+/** `91% (main 68%)`: a phase's CPU time as a share of its wall time. */
+export function busyShares(busy: LatencyFigures['busy']): string {
+  return `${Math.round(busy.all * 100)}% (main ${Math.round(busy.main * 100)}%)`;
 }
 
 export function workersTable(run: WorkersRun): string {

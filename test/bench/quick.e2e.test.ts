@@ -81,6 +81,18 @@ describe('npm run bench -- --quick', () => {
       expect(number(latency[5])).toBe(0);
       // The host's steal on the server core during each phase, alone and with the writes.
       expect(latency[9]).toMatch(/^[\d.]+% \(worst second \d+%\); [\d.]+% \(worst second \d+%\)$/);
+      // How busy the server kept its core in each phase: the writes add to what the reads alone took.
+      const busy = /^(\d+)% \(main (\d+)%\); (\d+)% \(main (\d+)%\)$/.exec(latency[10]!);
+      expect(busy, latency[10]).not.toBeNull();
+      const [alone, aloneMain, withWrites, withWritesMain] = busy!.slice(1).map(Number) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      expect(aloneMain).toBeLessThanOrEqual(alone);
+      expect(withWritesMain).toBeLessThanOrEqual(withWrites);
+      expect(withWrites).toBeGreaterThan(alone);
       // One worker and two, each with reads served and CPU per request.
       for (const workers of ['1', '2']) {
         const cells = row(stdout, `${workers} |`);
