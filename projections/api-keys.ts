@@ -28,9 +28,9 @@ export const apiKeysProjection: Projection<ApiKeysState> = {
   toSnapshot(state: ApiKeysState): ApiKey[] {
     return [...state.byId.values()];
   },
-  fromSnapshot(raw: unknown): ApiKeysState {
+  fromSnapshot(parts: Iterable<unknown>): ApiKeysState {
     const state = initialState();
-    for (const key of raw as ApiKey[]) put(state, key, undefined);
+    for (const key of parts as Iterable<ApiKey>) put(state, key, undefined);
     return state;
   },
 };

@@ -44,9 +44,9 @@ export const ordersProjection: Projection<OrdersState> = {
     // event loop, however many there are.
     return state.byId.frozenRecords();
   },
-  fromSnapshot(raw: unknown): OrdersState {
+  fromSnapshot(parts: Iterable<unknown>): OrdersState {
     const state = initialState();
-    for (const order of raw as VersionedOrder[]) put(state, order, undefined);
+    for (const order of parts as Iterable<VersionedOrder>) put(state, order, undefined);
     return state;
   },
 };

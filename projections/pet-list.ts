@@ -79,11 +79,11 @@ export const petListProjection: Projection<PetListState> = {
     for (const [id, orderId] of state.heldBy) heldBy.push(id, orderId);
     return snapshotParts(state.byId.frozenRecords(), removed, heldBy);
   },
-  fromSnapshot(parts: readonly unknown[]): PetListState {
+  fromSnapshot(parts: Iterable<unknown>): PetListState {
     const state = initialState();
     const allIds: number[] = [];
     const idsByStatus: Record<PetStatus, number[]> = { available: [], pending: [], sold: [] };
-    for (const part of parts as ReadonlyArray<PetsPart | RemovedPart>) {
+    for (const part of parts as Iterable<PetsPart | RemovedPart>) {
       if ('removed' in part) {
         for (let i = 0; i < part.removed.length; i += 2)
           state.removed.set(part.removed[i]!, part.removed[i + 1]!);

@@ -25,8 +25,11 @@ export interface Projection<State> {
    * immutable records is the simplest answer.
    */
   toSnapshot(state: State): Iterable<unknown>;
-  /** The state again, from the parts `toSnapshot` gave, in their order. */
-  fromSnapshot(parts: readonly unknown[]): State;
+  /**
+   * The state again, from the parts `toSnapshot` gave, in their order. A snapshot file's parts are
+   * parsed as the iteration reaches them: fold each as it comes, rather than gathering them first.
+   */
+  fromSnapshot(parts: Iterable<unknown>): State;
   /**
    * Earlier versions whose snapshots this code reads and whose read models may be served while the
    * new version is rebuilt beside them (see README, "Audit and operations"). Only list a version when

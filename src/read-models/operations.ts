@@ -136,7 +136,7 @@ async function verifyLive(deps: OperationsDependencies, live: ReadModel<unknown>
 }
 
 type SnapshotToCompare =
-  | { readonly checkpoint: bigint; readonly parts: readonly unknown[] }
+  | { readonly checkpoint: bigint; readonly parts: Iterable<unknown> }
   | Extract<Comparison, { result: 'not compared' | 'refused' }>;
 
 /** The snapshot file's parts, once proven and of this version; else why it is not compared. */

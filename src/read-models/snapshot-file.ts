@@ -141,12 +141,15 @@ async function writeSnapshot(file: string, meta: SnapshotMeta, parts: Iterable<u
   }
 }
 
-/** `[part,part,…]` as JSON, in chunks of about CHUNK_CHARS: each part is made only when its chunk is. */
+/**
+ * `[part,\npart,…]` as JSON, a part per line (see snapshot-format.ts), in chunks of about
+ * CHUNK_CHARS: each part is made only when its chunk is.
+ */
 function* jsonArrayChunks(parts: Iterable<unknown>): Generator<string> {
   let chunk = '[';
   let first = true;
   for (const part of parts) {
-    chunk += (first ? '' : ',') + JSON.stringify(part);
+    chunk += (first ? '' : ',\n') + JSON.stringify(part);
     first = false;
     if (chunk.length >= CHUNK_CHARS) {
       yield chunk;

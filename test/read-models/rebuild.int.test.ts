@@ -23,7 +23,7 @@ function recording(version: number, servesSnapshotsOf?: number[]): Projection<Se
       seen: [...state.seen, version === 1 ? event.type : event.type.toLowerCase()],
     }),
     toSnapshot: (state) => [state],
-    fromSnapshot: (parts) => parts[0] as Seen,
+    fromSnapshot: (parts) => [...parts][0] as Seen,
   };
 }
 

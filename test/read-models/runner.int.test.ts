@@ -19,7 +19,7 @@ function countingProjection(version: number): Projection<{ count: number; seen: 
     initialState: () => ({ count: 0, seen: [] }),
     evolve: (state, event) => ({ count: state.count + 1, seen: [...state.seen, event.type] }),
     toSnapshot: (state) => [state],
-    fromSnapshot: (parts) => parts[0] as { count: number; seen: string[] },
+    fromSnapshot: (parts) => [...parts][0] as { count: number; seen: string[] },
   };
 }
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HEADER_BYTES } from '../../src/read-models/snapshot-format.ts';
+import { encodeHeader, HEADER_BYTES, type SnapshotHeader } from '../../src/read-models/snapshot-format.ts';
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -31,9 +31,47 @@ describe('a snapshot file', () => {
       bodyBytes: body.length,
       sha256: createHash('sha256').update(body).digest('hex'),
     });
+    const loaded = await snapshots.load('pet-list');
+    expect(loaded).toEqual({ ok: true, snapshot: expect.objectContaining(meta) });
+    expect([...(loaded.ok ? loaded.snapshot.parts : [])]).toEqual(parts);
+  });
+
+  it('puts each part on a line of its own, and the body stays one JSON array', async () => {
+    await snapshots.save(meta, parts);
+    const body = readFileSync(file('pet-list.snapshot')).subarray(HEADER_BYTES).toString();
+    expect(body).toBe('[{"ids":[1,2],"names":["Rex","Tom"]},\n{"removed":[3,1]}]');
+    expect(JSON.parse(body)).toEqual(parts);
+  });
+
+  it('parses a part only when its iteration reaches it, and iterates again from the first', async () => {
+    await snapshots.save(meta, [{ n: 1 }, { n: 2 }]);
+    const bytes = readFileSync(file('pet-list.snapshot'));
+    // A defect of the writer, behind a valid checksum: the second part is not JSON.
+    const body = Buffer.from('[{"n":1},\n{"n":}]');
+    writeFileSync(file('pet-list.snapshot'), withBody(bytes, body));
+    const loaded = await snapshots.load('pet-list');
+    if (!loaded.ok) throw new Error(loaded.reason);
+    const reading = loaded.snapshot.parts[Symbol.iterator]();
+    expect(reading.next()).toEqual({ done: false, value: { n: 1 } });
+    expect(() => reading.next()).toThrow(SyntaxError);
+    expect(loaded.snapshot.parts[Symbol.iterator]().next()).toEqual({ done: false, value: { n: 1 } });
+  });
+
+  it('loads a body written on one line, as files were before parts had lines of their own', async () => {
+    await snapshots.save(meta, parts);
+    const bytes = readFileSync(file('pet-list.snapshot'));
+    writeFileSync(file('pet-list.snapshot'), withBody(bytes, Buffer.from(JSON.stringify(parts))));
+    const loaded = await snapshots.load('pet-list');
+    expect([...(loaded.ok ? loaded.snapshot.parts : [])]).toEqual(parts);
+  });
+
+  it('is refused when its body is not an array', async () => {
+    await snapshots.save(meta, parts);
+    const bytes = readFileSync(file('pet-list.snapshot'));
+    writeFileSync(file('pet-list.snapshot'), withBody(bytes, Buffer.from('{"ids":[1]}')));
     expect(await snapshots.load('pet-list')).toEqual({
-      ok: true,
-      snapshot: expect.objectContaining({ ...meta, parts }),
+      ok: false,
+      reason: 'the body is not an array of parts',
     });
   });
 
@@ -97,6 +135,13 @@ describe('a snapshot file', () => {
     expect(readdirSync(temp.dir)).toEqual(['pet-list.snapshot']);
   });
 });
+
+/** The file with another body, and a header whose length and checksum are that body's. */
+function withBody(file: Buffer, body: Buffer): Buffer {
+  const header = JSON.parse(file.subarray(0, HEADER_BYTES).toString()) as SnapshotHeader;
+  const sha256 = createHash('sha256').update(body).digest('hex');
+  return Buffer.concat([encodeHeader({ ...header, bodyBytes: body.length, sha256 }), body]);
+}
 
 describe('leftovers of interrupted writes', () => {
   it('are removed: temporary files of processes gone, of this process id, and files of the first format', async () => {
