@@ -35,8 +35,10 @@ export async function startServer(
   mkdirSync(config.dataDir, { recursive: true });
   const started = Date.now();
   const observability = await loadObservability(config, options.observability);
+  const listening = Promise.withResolvers<void>();
   const service = await startService(config, logger, {
     wrapStore: (store) => observability.wrapStore(store),
+    backgroundAfter: listening.promise,
     ...(options.counters === undefined ? {} : { counters: options.counters }),
   });
   logger.info(
@@ -69,6 +71,7 @@ export async function startServer(
     await service.stop();
     throw error;
   }
+  listening.resolve();
   // kafkajs is loaded only when forwarding is on.
   const forwarder =
     config.kafka.inProcessForwarder && options.forward !== false

@@ -51,6 +51,12 @@ export type ServiceOptions = {
   readonly snapshots?: boolean;
   /** Decorates the store every part of the service uses (metrics, tracing: see src/observability). */
   readonly wrapStore?: (store: EventStore) => EventStore;
+  /**
+   * The temporal index starts following the store once this settles (at once when not given):
+   * the server passes its listening, so that the index's catch-up does not share the event loop
+   * with building the HTTP app. Nothing waits for the index before then: no request can arrive.
+   */
+  readonly backgroundAfter?: Promise<unknown>;
 };
 
 type ServiceConfig = Pick<
@@ -123,7 +129,13 @@ export async function startService(
     if (options.store === undefined) await store.close().catch(() => {});
     throw error;
   }
-  temporal.start(); // catches up in the background: only as-of reads wait for it
+  // The index catches up in the background: only as-of reads wait for it. With a million pets to
+  // catch up on, starting it before the HTTP app was built held a start from the snapshot by 60 and
+  // 180 ms (medians of two sets of 12 and 8 alternating starts). A start after `stop()` (the server
+  // failed to listen) does nothing.
+  const startTemporal = () => temporal.start();
+  if (options.backgroundAfter === undefined) startTemporal();
+  else void options.backgroundAfter.then(startTemporal, startTemporal);
   await grantLegacyKeysTheirScopes(store, auth, clock);
   return {
     store,
