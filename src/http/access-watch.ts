@@ -27,3 +27,26 @@ export function watchAccess(
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/**
+ * What else ends a stream, with an error its client is given (see `accessWatch`, which ends a
+ * stream whose key may no longer read).
+ */
+export type StreamWatch = {
+  /** Told how to end the stream, watches it while idle, until the function it returns is called. */
+  readonly start: (end: (error: Error) => void) => () => void;
+  /** The error to end the stream with now, if any: asked before each item is handed on. */
+  readonly now: () => Error | undefined;
+};
+
+/**
+ * Ends a stream once its request's key may no longer do what `scopes` allow: checked before each
+ * item, so that none reaches a key that lost them, and every second while none comes (see
+ * `watchAccess`).
+ */
+export function accessWatch(request: FastifyRequest, scopes: readonly Scope[]): StreamWatch {
+  return {
+    start: (end) => watchAccess(request, scopes, end),
+    now: () => request.accessWithdrawn(scopes),
+  };
+}

@@ -1,7 +1,5 @@
-import type { FastifyRequest } from 'fastify';
 import { FixedBuffer, Repeater } from 'graphql-yoga';
-import type { Scope } from '../../domain/scopes.ts';
-import { watchAccess } from '../access-watch.ts';
+import type { StreamWatch } from '../access-watch.ts';
 import { SubscriberTooSlowError } from '../../shared/errors.ts';
 import { ITEMS_PER_TURN, nextTurn } from '../../shared/next-turn.ts';
 
@@ -10,29 +8,6 @@ export const LIVE_STREAM_BUFFER = 1000;
 
 /** A subscription resumed after a position: what came before now, and the live items from now on. */
 export type Resumed<T> = { readonly replayed?: AsyncIterable<T>; readonly unsubscribe: () => void };
-
-/**
- * What else ends a stream, with an error its client is given (see `accessWatch`, which ends a
- * subscription whose key may no longer read).
- */
-export type StreamWatch = {
-  /** Told how to end the stream, watches it while idle, until the function it returns is called. */
-  readonly start: (end: (error: Error) => void) => () => void;
-  /** The error to end the stream with now, if any: asked before each item is handed on. */
-  readonly now: () => Error | undefined;
-};
-
-/**
- * Ends a subscription once its request's key may no longer do what `scopes` allow: checked before
- * each item, so that none reaches a key that lost them, and every second while none comes (see
- * `watchAccess`).
- */
-export function accessWatch(request: FastifyRequest, scopes: readonly Scope[]): StreamWatch {
-  return {
-    start: (end) => watchAccess(request, scopes, end),
-    now: () => request.accessWithdrawn(scopes),
-  };
-}
 
 /**
  * What a subscription delivers from now on, as an async iterator: `subscribe` registers an emitter

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { type Application, type EventFeedQuery, parsePosition } from '../../application/index.ts';
-import { watchAccess } from '../access-watch.ts';
+import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
@@ -43,8 +43,9 @@ export async function auditEventRoutes(
         const events = await application.followEvents(filter, stream.signal);
         open.add(stream);
         // The reconnection that follows gets the 401, 403 or 429 with its Error body.
-        const unwatch = watchAccess(request, [AUDIT.scope], () => stream.abort());
-        const allowed = whileAllowed(request, events, () => stream.abort());
+        const watch = accessWatch(request, [AUDIT.scope]);
+        const unwatch = watch.start(() => stream.abort());
+        const allowed = whileAllowed(events, watch, () => stream.abort());
         reply.raw.once('close', () => {
           unwatch();
           stream.abort();
@@ -73,12 +74,12 @@ export async function auditEventRoutes(
  * meanwhile (a scope removed and granted again within the second included).
  */
 async function* whileAllowed<T>(
-  request: FastifyRequest,
   events: AsyncIterable<T>,
+  watch: StreamWatch,
   withdrawn: () => void,
 ): AsyncGenerator<T> {
   for await (const event of events) {
-    if (request.accessWithdrawn([AUDIT.scope]) !== undefined) return withdrawn();
+    if (watch.now() !== undefined) return withdrawn();
     yield event;
   }
 }

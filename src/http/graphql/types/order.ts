@@ -10,7 +10,8 @@ import { NotFoundError, PreconditionFailedError, ValidationError } from '../../.
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
-import { accessWatch, liveStream } from '../live-stream.ts';
+import { accessWatch } from '../../access-watch.ts';
+import { liveStream } from '../live-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
 import { Pet } from './pet.ts';

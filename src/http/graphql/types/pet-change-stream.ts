@@ -1,5 +1,6 @@
 import type { Application, PetChange } from '../../../application/index.ts';
-import { liveStream, resumedStream, type StreamWatch } from '../live-stream.ts';
+import { liveStream, resumedStream } from '../live-stream.ts';
+import type { StreamWatch } from '../../access-watch.ts';
 
 export const RESUME_AFTER =
   'A store position (`extensions.storePosition` of an event received): deliver the events after it ' +

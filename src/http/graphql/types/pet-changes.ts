@@ -5,7 +5,7 @@ import { NotFoundError, PreconditionFailedError, ValidationError } from '../../.
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { noteStorePosition } from '../store-position.ts';
-import { accessWatch } from '../live-stream.ts';
+import { accessWatch } from '../../access-watch.ts';
 import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';
