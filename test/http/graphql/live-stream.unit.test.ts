@@ -63,13 +63,19 @@ describe('liveStream', () => {
     return { state, start };
   }
 
-  it('ends with the error its watch ends it with, then unsubscribes and drops the watch', async () => {
+  /** A stream with a watch, which has handed on its first item. */
+  async function watchedPastItemOne() {
     const application = feed();
     const { state, start } = watch();
     const stream = liveStream(application.subscribe, new AbortController().signal, start);
     const next = stream.next();
     application.create(1);
     expect((await next).value.id).toBe(1);
+    return { application, state, stream };
+  }
+
+  it('ends with the error its watch ends it with, then unsubscribes and drops the watch', async () => {
+    const { application, state, stream } = await watchedPastItemOne();
     const revoked = new Error('revoked');
     state.end!(revoked);
     await expect(stream.next()).rejects.toBe(revoked);
@@ -77,12 +83,7 @@ describe('liveStream', () => {
   });
 
   it('hands on no item once its watch says the stream may no longer have it, and ends with that error', async () => {
-    const application = feed();
-    const { state, start } = watch();
-    const stream = liveStream(application.subscribe, new AbortController().signal, start);
-    const next = stream.next();
-    application.create(1);
-    expect((await next).value.id).toBe(1);
+    const { application, state, stream } = await watchedPastItemOne();
     const revoked = new Error('revoked');
     state.withdrawn = revoked;
     application.create(2);
@@ -90,12 +91,7 @@ describe('liveStream', () => {
   });
 
   it('drops its watch when the client leaves first', async () => {
-    const application = feed();
-    const { state, start } = watch();
-    const stream = liveStream(application.subscribe, new AbortController().signal, start);
-    const next = stream.next();
-    application.create(1);
-    await next;
+    const { application, state, stream } = await watchedPastItemOne();
     await stream.return!(undefined);
     expect([application.listeners.size, state.unwatched]).toEqual([0, true]);
   });
