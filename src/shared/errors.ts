@@ -122,17 +122,24 @@ export class PreconditionFailedError extends AppError {
    * `expected`: the versions If-Match or expectedVersion named, none of them current. Absent: the
    * current version is one If-None-Match names (or it is `*`), which asked not to change it.
    */
-  constructor(what: string, current: number, expected?: readonly number[]) {
-    super('precondition_failed', 412, preconditionMessage(what, current, expected));
+  constructor(what: string, current: number, expected?: readonly number[], on: 'change' | 'read' = 'change') {
+    super('precondition_failed', 412, preconditionMessage(what, current, expected, on));
   }
 }
 
-function preconditionMessage(what: string, current: number, expected: readonly number[] | undefined): string {
+function preconditionMessage(
+  what: string,
+  current: number,
+  expected: readonly number[] | undefined,
+  on: 'change' | 'read',
+): string {
   if (expected === undefined) {
     return `${what} is at version ${current}, which If-None-Match names: nothing was changed.`;
   }
   const named = expected.length === 0 ? 'the one If-Match names' : expected.join(' or ');
-  return `${what} is at version ${current}, not ${named}: read it again, then retry the change.`;
+  return on === 'read'
+    ? `${what} is at version ${current}, not ${named}: read it without If-Match to get it.`
+    : `${what} is at version ${current}, not ${named}: read it again, then retry the change.`;
 }
 
 /** The same Idempotency-Key was sent again with a different request body. */

@@ -5,7 +5,7 @@ import type { VersionedPet } from '../../domain/pets.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
-import { etagOf, ifNoneMatchHolds } from './etag.ts';
+import { etagOf, notModified } from './etag.ts';
 import { idParam, preconditions, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
 import { PetJsonCache } from './pet-json.ts';
 
@@ -74,7 +74,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     },
     (request, reply) => {
       const pet = application.getPet(idParam(request, 'petId'));
-      if (ifNoneMatchHolds(request.headers['if-none-match'], pet.version)) {
+      if (notModified(request.headers, `Pet ${pet.id}`, pet.version)) {
         return reply.code(304).header('ETag', etagOf(pet.version)).send();
       }
       return sendPet(reply, pet);

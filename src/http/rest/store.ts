@@ -5,7 +5,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { inventoryResponseSchema, orderResponseSchema, ordersResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
-import { etagOf, ifNoneMatchHolds } from './etag.ts';
+import { etagOf, notModified } from './etag.ts';
 import { idParam, preconditions, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
 
 const READ = { scope: 'orders:read' } as const;
@@ -58,7 +58,7 @@ export async function storeRoutes(
     { config: READ, schema: { response: { 200: orderResponseSchema, 304: { type: 'null' } } } },
     (request, reply) => {
       const order = application.getOrder(idParam(request, 'orderId'), requestContext(request));
-      if (ifNoneMatchHolds(request.headers['if-none-match'], order.version)) {
+      if (notModified(request.headers, `Order ${order.id}`, order.version)) {
         return reply.code(304).header('ETag', etagOf(order.version)).send();
       }
       return sendOrder(reply, order);

@@ -211,6 +211,18 @@ describe('reading orders and the inventory', () => {
     expect(unchanged.statusCode).toBe(304);
   });
 
+  it('answers a read of an order with 412 when If-Match names another version', async () => {
+    const order = await placed(await availablePet());
+    await send('POST', `/v1/store/orders/${order.id}/complete`);
+    const response = await send('GET', `/v1/store/orders/${order.id}`, undefined, { 'if-match': '"0"' });
+    expect(response.json()).toEqual({
+      code: 'precondition_failed',
+      message: `Order ${order.id} is at version 1, not 0: read it without If-Match to get it.`,
+      status: 412,
+    });
+    expect(openApiMismatches('GET', '/store/orders/{orderId}', response)).toEqual([]);
+  });
+
   it('pages through orders in the order they were placed, with the Link header and a status filter', async () => {
     const orders = [await placed(await availablePet()), await placed(await availablePet())];
     await send('POST', `/v1/store/orders/${orders[1]!.id}/complete`);

@@ -268,6 +268,25 @@ describe('ETag, If-Match and If-None-Match', () => {
     expect(await eventsOf(pet.id)).toHaveLength(1);
   });
 
+  it('reads a pet whose version If-Match names, and answers 412 once it changed (RFC 9110 §13.1.1)', async () => {
+    const pet = await create();
+    expect((await get(pet.id, { 'if-match': '"0"' })).statusCode).toBe(200);
+    await patch(pet.id, { name: 'Max' });
+    const response = await get(pet.id, { 'if-match': '"0"' });
+    expect(response.json()).toEqual({
+      code: 'precondition_failed',
+      message: `Pet ${pet.id} is at version 1, not 0: read it without If-Match to get it.`,
+      status: 412,
+    });
+    expect(openApiMismatches('GET', '/pets/{petId}', response)).toEqual([]);
+  });
+
+  it('weighs If-Match before If-None-Match on a read: a failed If-Match is a 412, not a 304', async () => {
+    const pet = await create();
+    const response = await get(pet.id, { 'if-match': '"7"', 'if-none-match': '"0"' });
+    expect(response.statusCode).toBe(412);
+  });
+
   it('lets a read through when If-None-Match names no version', async () => {
     const pet = await create();
     expect((await get(pet.id, { 'if-none-match': 'zero' })).statusCode).toBe(200);
