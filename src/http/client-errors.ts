@@ -90,13 +90,16 @@ function rawResponse(error: AppError, requestId: string): string {
 }
 
 /**
- * Node answers an `Expect` other than 100-continue with a bare 417 unless the server listens for
- * `checkExpectation` (RFC 9110 §10.1.1 lets a server refuse an expectation it cannot meet): this
- * listener gives it the Error body and an X-Request-Id, as the parser's refusals get, and logs it
- * at debug level. The request never reaches a route: its body is not read.
+ * RFC 9110 §10.1.1: 100-continue is the only expectation defined, and a server may refuse one it
+ * cannot meet with 417. Node answers an `Expect` without 100-continue with a bare 417 unless the
+ * server listens for `checkExpectation`, and takes any value that mentions 100-continue
+ * (`100-continue, the-moon`) as that alone, sending 100 Continue. These listeners give the refusal
+ * the Error body and an X-Request-Id, as the parser's refusals get, log it at debug level, and
+ * send 100 Continue only for a value that is 100-continue alone (in any case). A refused request
+ * never reaches a route: its body is not read.
  */
 export function refuseUnmetExpectations(app: FastifyInstance): void {
-  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+  const refuse = (request: IncomingMessage, response: ServerResponse) => {
     const refusal = new AppError(
       'expectation_failed',
       417,
@@ -112,7 +115,29 @@ export function refuseUnmetExpectations(app: FastifyInstance): void {
       'X-Request-Id': requestId,
     });
     response.end(body);
+  };
+  app.server.on('checkExpectation', refuse);
+  // With this listener, Node leaves 100 Continue and the 'request' event to it.
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (request.headers.expect?.trim().toLowerCase() !== '100-continue') return refuse(request, response);
+    response.writeContinue();
+    app.server.emit('request', request, response);
   });
+}
+
+/**
+ * Node's parser lets the request lines of HTTP/2.0 and HTTP/0.9 through (it refuses others, such as
+ * HTTP/1.2) and would answer them as HTTP/1.1. This server speaks HTTP/1.1 and 1.0 alone: another
+ * version is the client's fault, a 400 as the parser gives HTTP/1.2, rather than the 505 RFC 9110
+ * §15.6.6 allows (every refusal of a client's request here is a 4xx). Checked as a request reaches
+ * Fastify, before the guard: such a request is not counted.
+ */
+export function versionFault(request: IncomingMessage): AppError | undefined {
+  if (request.httpVersionMajor === 1) return undefined;
+  return new BadRequestError(
+    'bad_request',
+    `This server speaks HTTP/1.1 and HTTP/1.0, not HTTP/${request.httpVersion}: send the request as HTTP/1.1.`,
+  );
 }
 
 /**

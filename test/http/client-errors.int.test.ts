@@ -80,6 +80,21 @@ describe('a request the HTTP parser refuses', () => {
     expect([response.status, JSON.parse(response.body).code]).toEqual([400, 'bad_request']);
   });
 
+  it.each(['HTTP/2.0', 'HTTP/0.9'])(
+    'answers a request line of %s, which the parser lets through, with 400 bad_request as it does HTTP/1.2',
+    async (version) => {
+      const response = await sendRaw(`GET /health/live ${version}\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      expect([response.status, JSON.parse(response.body)]).toEqual([
+        400,
+        {
+          code: 'bad_request',
+          message: `This server speaks HTTP/1.1 and HTTP/1.0, not ${version}: send the request as HTTP/1.1.`,
+          status: 400,
+        },
+      ]);
+    },
+  );
+
   it('carries a fresh X-Request-Id, JSON content type, exact length and Connection: close', async () => {
     const response = await sendRaw('HELLO THERE\r\n\r\n');
     expect(response.headers['x-request-id']).toMatch(UUID);
@@ -152,6 +167,23 @@ describe('Host and Expect, which Node would answer with an empty body', () => {
     });
     expect(response.headers['x-request-id']).toMatch(UUID);
     expect(response.headers.connection).toBe('close');
+  });
+
+  it('answers an Expect that lists another expectation beside 100-continue with 417, and no 100 Continue', async () => {
+    const raw = await receiveAll(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 100-continue, the-moon\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    const statusLines = raw.split('\r\n').filter((line) => line.startsWith('HTTP/1.1 '));
+    expect(statusLines).toEqual(['HTTP/1.1 417 Expectation Failed']);
+    expect(JSON.parse(parse(raw).body).code).toBe('expectation_failed');
+  });
+
+  it('takes 100-CONTINUE as 100-continue: expectations compare without regard to case', async () => {
+    const raw = await receiveAll(
+      'GET /health/live HTTP/1.1\r\nHost: x\r\nExpect: 100-CONTINUE\r\nConnection: close\r\n\r\n',
+    );
+    const statusLines = raw.split('\r\n').filter((line) => line.startsWith('HTTP/1.1 '));
+    expect(statusLines).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
   });
 
   it('still answers Expect: 100-continue with 100 Continue, then the request as usual', async () => {
