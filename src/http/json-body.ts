@@ -2,12 +2,14 @@ import type { FastifyRequest } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { type AppError, BadRequestError, ValidationError } from '../shared/errors.ts';
 import { decodeBodyText } from './body-text.ts';
+import { duplicateMember, duplicateMemberError } from './duplicate-members.ts';
 
 /**
  * The JSON body parser (a Fastify content-type parser, `parseAs: 'buffer'`): the bytes decoded by
  * their declared charset (see body-text.ts), then parsed with secure-json-parse, which refuses
- * members that could change the prototype of objects built from the body. Each refusal says what
- * it found: a member named `__proto__` is valid JSON, refused for what it could do.
+ * members that could change the prototype of objects built from the body, and an object that names
+ * a member twice (see duplicate-members.ts). Each refusal says what it found: a member named
+ * `__proto__` is valid JSON, refused for what it could do.
  */
 export function parseJsonBody(
   request: FastifyRequest,
@@ -32,11 +34,15 @@ const CONSTRUCTOR =
 export function parseJson(text: string): unknown {
   if (text.length === 0)
     throw new BadRequestError('invalid_json', 'The body is empty, though its type is JSON.');
+  let value: unknown;
   try {
-    return secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
+    value = secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' });
   } catch {
     throw refusal(text);
   }
+  const twice = duplicateMember(text);
+  if (twice !== undefined) throw duplicateMemberError(twice);
+  return value;
 }
 
 /** Why secure-json-parse refused the text (its message is the same for both members). */

@@ -5,6 +5,7 @@ import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
 import { NotAcceptableError } from '../../shared/errors.ts';
 import { decodeBodyText } from '../body-text.ts';
+import { duplicateMemberError, duplicateMemberOfJson } from '../duplicate-members.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { compiledOperations } from './compiled-operations.ts';
 import { fastPath } from './fast-path.ts';
@@ -39,7 +40,8 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   const compiled = yogaOptions.observers.length === 0 ? compiledOperations(schema, yogaOptions) : undefined;
   const tryFastPath = fastPath(yoga, compiled);
 
-  // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body as text, unparsed.
+  // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body as text, unparsed. A
+  // body that names a member twice gets REST's 400 (Yoga would keep the last).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
@@ -49,7 +51,8 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
       done(error as Error);
       return;
     }
-    done(null, text);
+    const twice = duplicateMemberOfJson(text);
+    done(twice === undefined ? null : duplicateMemberError(twice), text);
   });
 
   app.route({

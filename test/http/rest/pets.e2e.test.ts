@@ -96,6 +96,23 @@ describe('POST /v1/pets', () => {
     expect(response.statusCode).toBe(400);
   });
 
+  it('answers a body that names a member twice with 400 validation_failed, and creates nothing', async () => {
+    const before = await petCount();
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: json,
+      payload: '{"name":"Rex","categoryId":1,"status":"available","status":"sold"}',
+    });
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message:
+        'The body names the member "status" twice in one object, which leaves its value open (RFC 8259 §4): send each member once.',
+      status: 400,
+    });
+    expect(await petCount()).toBe(before);
+  });
+
   it('answers a missing body with 400', async () => {
     const response = await t.app.inject({ method: 'POST', url: '/v1/pets' });
     expect([response.statusCode, response.json().code]).toEqual([400, 'validation_failed']);

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type GraphQLServer, startGraphQLServer } from './graphql-server.ts';
+
+/** A GraphQL request body that names a member twice is refused as REST's are (src/http/duplicate-members.ts). */
+
+let server: GraphQLServer;
+beforeAll(async () => {
+  server = await startGraphQLServer();
+});
+afterAll(() => server.close());
+
+const CREATE = 'mutation ($input: NewPet!) { createPet(input: $input) { ... on Pet { name } } }';
+
+it('refuses variables that name a member twice with 400 validation_failed, creating nothing', async () => {
+  const body = `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"name":"Rex","categoryId":1,"name":"Max"}}}`;
+  const response = await fetch(server.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  expect([response.status, await response.json()]).toEqual([
+    400,
+    {
+      code: 'validation_failed',
+      message:
+        'The body names the member "name" twice in one object, which leaves its value open (RFC 8259 §4): send each member once.',
+      status: 400,
+    },
+  ]);
+  const names = await server.post('{ pets(first: 100) { edges { node { name } } } }');
+  expect(JSON.stringify(names.body)).not.toMatch(/"(Rex|Max)"/);
+});
+
+it('still answers a body that is not JSON in GraphQL’s own shape, though it repeats a name', async () => {
+  const response = await fetch(server.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{"query":"{ __typename }","query":',
+  });
+  expect(response.status).toBe(400);
+  expect(await response.json()).toEqual({
+    errors: [expect.objectContaining({ message: expect.any(String) })],
+  });
+});
