@@ -34,6 +34,20 @@ export function singleHeader(request: FastifyRequest, name: string): string | un
 }
 
 /**
+ * The body of an operation that takes none: absent, `null` or `{}`. A field is a 400, as on every
+ * other route, rather than ignored: a client that sends one expects it to count. `what` names the
+ * operation and says where its input goes instead ("removing a pet takes no fields (…)").
+ */
+export function noFields(body: unknown, what: string): void {
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) {
+    throw new ValidationError(`The body must be empty or {}: ${what}.`);
+  }
+  const field = Object.keys(body)[0];
+  if (field !== undefined) throw new ValidationError(`Field ${field} cannot be set; ${what}.`, field);
+}
+
+/**
  * A change's preconditions as the application's change options: the versions `If-Match` names
  * (none for `*` or no header) and those `If-None-Match` names (`*`: any current version).
  */

@@ -6,7 +6,15 @@ import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
 import { etagOf, notModified } from './etag.ts';
-import { idParam, preconditions, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
+import {
+  idParam,
+  integerParam,
+  nextPageLink,
+  noFields,
+  preconditions,
+  singleHeader,
+  stringParam,
+} from './params.ts';
 import { PetJsonCache } from './pet-json.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';
@@ -96,6 +104,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
   );
 
   app.delete('/pets/:petId', { config: WRITE }, async (request, reply) => {
+    noFields(request.body, 'removing a pet takes no fields (a reason goes in the query: ?reason=…)');
     const reason = stringParam(request.query as Record<string, unknown>, 'reason');
     await application.removePet(idParam(request, 'petId'), requestContext(request), {
       ...preconditions(request),

@@ -6,7 +6,15 @@ import { allowOnly } from '../four-oh-four.ts';
 import { inventoryResponseSchema, orderResponseSchema, ordersResponseSchema } from '../openapi.ts';
 import { requestContext } from '../request-context.ts';
 import { etagOf, notModified } from './etag.ts';
-import { idParam, preconditions, integerParam, nextPageLink, singleHeader, stringParam } from './params.ts';
+import {
+  idParam,
+  integerParam,
+  nextPageLink,
+  noFields,
+  preconditions,
+  singleHeader,
+  stringParam,
+} from './params.ts';
 
 const READ = { scope: 'orders:read' } as const;
 const WRITE = { scope: 'orders:write' } as const;
@@ -66,6 +74,7 @@ export async function storeRoutes(
   );
 
   app.post('/store/orders/:orderId/complete', { config: WRITE, ...one }, async (request, reply) => {
+    noFields(request.body, 'completing an order takes no fields');
     const { order } = await application.completeOrder(
       idParam(request, 'orderId'),
       requestContext(request),

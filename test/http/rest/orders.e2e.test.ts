@@ -118,6 +118,22 @@ describe('completing and cancelling', () => {
     expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced', 'OrderCompleted']);
   });
 
+  it('refuses a complete whose body holds a field with 400 validation_failed, and records nothing', async () => {
+    const order = await placed(await availablePet());
+    const response = await send('POST', `/v1/store/orders/${order.id}/complete`, { reason: 'paid' });
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message: 'Field reason cannot be set; completing an order takes no fields.',
+      status: 400,
+    });
+    expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
+  });
+
+  it('completes an order sent with an empty JSON object as its body', async () => {
+    const order = await placed(await availablePet());
+    expect((await send('POST', `/v1/store/orders/${order.id}/complete`, {})).statusCode).toBe(200);
+  });
+
   it('cancels an order with a reason: the pet is available again', async () => {
     const petId = await availablePet();
     const order = await placed(petId);

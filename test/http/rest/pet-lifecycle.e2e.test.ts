@@ -187,6 +187,23 @@ describe('DELETE /v1/pets/{petId}', () => {
     const response = await patch(pet.id, { name: 'Ghost' });
     expect([response.statusCode, response.json().code]).toEqual([404, 'pet_removed']);
   });
+
+  it('refuses a DELETE whose body holds a field with 400 validation_failed, and keeps the pet', async () => {
+    const pet = await create();
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/pets/${pet.id}`,
+      headers: { 'content-type': 'application/json' },
+      payload: '{"reason":"sold elsewhere"}',
+    });
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message:
+        'Field reason cannot be set; removing a pet takes no fields (a reason goes in the query: ?reason=…).',
+      status: 400,
+    });
+    expect((await get(pet.id)).statusCode).toBe(200);
+  });
 });
 
 describe('ETag, If-Match and If-None-Match', () => {
