@@ -9,7 +9,13 @@ import type { Plugin as GraphQLPlugin } from 'graphql-yoga';
 import type { Application } from '../application/index.ts';
 import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
-import { clientErrorHandler, hostFault, refuseUnmetExpectations, versionFault } from './client-errors.ts';
+import {
+  clientErrorHandler,
+  hostFault,
+  refuseUnmetExpectations,
+  transferCodingFault,
+  versionFault,
+} from './client-errors.ts';
 import { parseQueryString, queryFault } from './query-string.ts';
 import { errorHandler } from './error-handler.ts';
 import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
@@ -89,7 +95,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
     // Before the guard, as the parser's refusals: such a request is not counted against a key.
-    done(versionFault(request.raw) ?? hostFault(request.raw) ?? queryFault(request.query));
+    const raw = request.raw;
+    done(versionFault(raw) ?? hostFault(raw) ?? transferCodingFault(raw) ?? queryFault(request.query));
   });
   refuseUnmetExpectations(app);
   closeGentlyAfterUnreadBodies(app);

@@ -141,6 +141,21 @@ export function versionFault(request: IncomingMessage): AppError | undefined {
 }
 
 /**
+ * RFC 9112 §6.1: a request whose Transfer-Encoding names a coding the server does not understand
+ * is refused. Node's parser decodes chunked alone, and hands on the bytes of any coding listed
+ * before it (`gzip, chunked`) as the body: they would reach the JSON parser still coded. A 400
+ * here, rather than the 501 the RFC suggests (every refusal of a client's request is a 4xx).
+ */
+export function transferCodingFault(request: IncomingMessage): AppError | undefined {
+  const codings = request.headers['transfer-encoding'];
+  if (codings === undefined || codings.trim().toLowerCase() === 'chunked') return undefined;
+  return new BadRequestError(
+    'bad_request',
+    'The request names a transfer coding this server does not decode: send the body with Transfer-Encoding: chunked alone, or with Content-Length.',
+  );
+}
+
+/**
  * RFC 9112 §3.2: an HTTP/1.1 request without a Host header, or any request with more than one, is a
  * 400. Node tells the first only with a bare 400 (the server is made with `requireHostHeader: false`
  * so that the service tells it instead, with the Error body), and keeps the first of several Host

@@ -95,6 +95,21 @@ describe('a request the HTTP parser refuses', () => {
     },
   );
 
+  it('answers a body sent with a transfer coding beside chunked (gzip, chunked) with 400 bad_request', async () => {
+    const response = await sendRaw(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n',
+    );
+    expect([response.status, JSON.parse(response.body)]).toEqual([
+      400,
+      {
+        code: 'bad_request',
+        message:
+          'The request names a transfer coding this server does not decode: send the body with Transfer-Encoding: chunked alone, or with Content-Length.',
+        status: 400,
+      },
+    ]);
+  });
+
   it('carries a fresh X-Request-Id, JSON content type, exact length and Connection: close', async () => {
     const response = await sendRaw('HELLO THERE\r\n\r\n');
     expect(response.headers['x-request-id']).toMatch(UUID);
