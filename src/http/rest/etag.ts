@@ -4,10 +4,11 @@ import { PreconditionFailedError } from '../../shared/errors.ts';
 /**
  * Entity tags for versioned resources (RFC 9110 §8.8.3): a pet's ETag is its stream revision,
  * `"3"`, so a client that sends it back in `If-Match` changes the pet only if nobody changed it
- * since, and reads it only while it is at that version (412 otherwise); `If-None-Match` on a read answers 304 while it still holds, and on a change refuses it
- * with 412 when it names the current version (`*`: any), as RFC 9110 §13.1.2 asks. A tag that names no version
- * (malformed, weak in If-Match, or not a number) never matches: If-Match then fails with 412, and
- * If-None-Match lets the read through. Tags compare as the strings they are: `"00"` names no version.
+ * since, and reads it only while it is at that version (412 otherwise). `If-None-Match` on a read
+ * answers 304 while it still holds, and on a change refuses it with 412 when it names the current
+ * version (`*`: any), as RFC 9110 §13.1.2 asks. A tag that names no version (malformed, weak in
+ * If-Match, or not a number) never matches: If-Match then fails with 412, and If-None-Match lets
+ * the read through. Tags compare as the strings they are: `"00"` names no version.
  */
 export function etagOf(version: number): string {
   return `"${version}"`;
