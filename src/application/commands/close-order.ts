@@ -75,7 +75,15 @@ async function closeOrder(
     const pet = fromStore
       ? await fromStream(deps, visible.petId)
       : fromReadModel({ readModel: deps.pets }, visible.petId);
-    const decision = decide(visible, id, pet.state, deps.clock.now());
+    let decision: ReturnType<Decide>;
+    try {
+      decision = decide(visible, id, pet.state, deps.clock.now());
+    } catch (refusal) {
+      if (fromStore) throw refusal;
+      // The order's and the pet's read models may be at different positions: decide on the streams.
+      fromStore = true;
+      continue;
+    }
     try {
       return await appendOrderDecision(
         deps,

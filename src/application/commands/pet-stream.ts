@@ -17,8 +17,9 @@ import type { PetReadModel } from '../ports/read-models.ts';
  * Changing a pet: load its state, decide, and append with the revision the decision was made on as
  * the expected one, so that the store, not this process's memory, decides between concurrent
  * changes (across processes too). The read model is the fast source of that state; the pet's
- * stream is read instead when the read model may be behind (it does not know the pet, or the
- * client expects another version) and after a conflict.
+ * stream is read instead when the read model may be behind another process's write: before any
+ * answer that no append confirms (the pet unknown, the client expecting another version, a
+ * refusal, a change that changes nothing) and after a conflict.
  */
 
 export type PetStreamDependencies = {
@@ -87,7 +88,18 @@ export async function changePet(
     }
     livePet(state, id); // 404 before 412: an unknown or removed pet has no version to compare
     if (unmet !== undefined) throw unmet;
-    const events = decide(state);
+    let events: PetEvent[];
+    try {
+      events = decide(state);
+    } catch (refusal) {
+      if (fromStore) throw refusal;
+      fromStore = true; // before a refusal, make sure the read model was not behind a change that allows it
+      continue;
+    }
+    if (events.length === 0 && !fromStore) {
+      fromStore = true; // nothing to change, or a change the read model has not seen yet?
+      continue;
+    }
     if (events.length === 0)
       return { pet: versioned(state, current!), version: current!, position: undefined };
     try {
