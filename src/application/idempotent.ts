@@ -9,7 +9,7 @@ import {
 import type { Clock, RequestContext } from '../shared/context.ts';
 import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../shared/errors.ts';
 import { newEventMetadata } from '../shared/event-metadata.ts';
-import { type EventStore, WrongExpectedRevisionError } from './ports/event-store.ts';
+import { type EventStore, type StreamAppend, WrongExpectedRevisionError } from './ports/event-store.ts';
 
 /**
  * A create made safe to retry with an `Idempotency-Key` (see domain/idempotency.ts): the first
@@ -23,6 +23,13 @@ export type IdempotentCreate<R> = {
   readonly requestHash: string;
   readonly nextId: () => Promise<number>;
   readonly ensureCreated: (id: number) => Promise<R>;
+  /**
+   * For a creation that can be refused (an order: its pet may not be available): creates it with
+   * the key's claim in the same atomic append, so that a refusal claims nothing and a claim always
+   * names something created. Absent (a pet, whose creation cannot be refused): the claim is
+   * appended first, then `ensureCreated` creates.
+   */
+  readonly createWithClaim?: (id: number, claim: StreamAppend) => Promise<R>;
 };
 
 export type IdempotencyDependencies = {
@@ -61,14 +68,24 @@ export async function createIdempotently<R>(
           deps.clock.now(),
           deps.idempotencyKeyTtlMs,
         );
+        const claim: StreamAppend = {
+          streamName: stream,
+          events: [{ ...event, metadata: newEventMetadata(deps.clock, context) }],
+          expectedRevision: last?.revision ?? 'no_stream',
+        };
+        if (create.createWithClaim !== undefined) {
+          try {
+            return { result: await create.createWithClaim(id, claim), replayed: false };
+          } catch (error) {
+            // A concurrent request with this key came first (its order took the pet): it answers.
+            if ((await deps.store.readStream(stream)).at(-1)?.revision !== last?.revision) continue;
+            throw error;
+          }
+        }
         try {
-          await deps.store.appendToStream(
-            stream,
-            [{ ...event, metadata: newEventMetadata(deps.clock, context) }],
-            {
-              expectedRevision: last?.revision ?? 'no_stream',
-            },
-          );
+          await deps.store.appendToStream(claim.streamName, claim.events, {
+            expectedRevision: claim.expectedRevision,
+          });
         } catch (error) {
           if (error instanceof WrongExpectedRevisionError) continue; // a concurrent request claimed it first
           throw error;

@@ -10,7 +10,7 @@ import { petStreamName, type PetStatusChanged } from '../../domain/pets.ts';
 import type { Clock, RequestContext } from '../../shared/context.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
-import type { EventStore, ExpectedRevision } from '../ports/event-store.ts';
+import type { EventStore, ExpectedRevision, StreamAppend } from '../ports/event-store.ts';
 import type { OrderReadModel, PetReadModel } from '../ports/read-models.ts';
 
 /**
@@ -77,6 +77,8 @@ export async function appendOrderDecision(
     readonly petRevision: ExpectedRevision;
   },
   before: Order | undefined,
+  /** Appends that must land with the decision or not at all (an idempotency key's claim). */
+  alongside: readonly StreamAppend[] = [],
 ): Promise<{ readonly order: VersionedOrder; readonly position: bigint }> {
   const metadata = () => newEventMetadata(deps.clock, context);
   const result = await deps.store.appendToStreams([
@@ -90,6 +92,7 @@ export async function appendOrderDecision(
       events: [{ ...decision.pet, metadata: metadata() }],
       expectedRevision: decision.petRevision,
     },
+    ...alongside,
   ]);
   await deps.orders.waitFor(result.position);
   const order = evolveOrder(before, decision.order)!;

@@ -10,7 +10,7 @@ import {
 } from '../../domain/orders.ts';
 import type { RequestContext } from '../../shared/context.ts';
 import { createIdempotently, type IdempotencyDependencies } from '../idempotent.ts';
-import { WrongExpectedRevisionError } from '../ports/event-store.ts';
+import { type StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import { appendOrderDecision, type OrderStreamDependencies } from './order-stream.ts';
 import { fromReadModel, fromStream } from './pet-stream.ts';
 
@@ -47,6 +47,7 @@ export function placeOrderCommand(deps: PlaceOrderDependencies) {
       requestHash: requestHash({ operation: 'placeOrder', ...order }),
       nextId: deps.nextOrderId,
       ensureCreated: (id) => ensurePlaced(deps, id, order, context),
+      createWithClaim: (id, claim) => place(deps, id, order, context, claim),
     });
     return { ...result, replayed };
   };
@@ -57,6 +58,7 @@ async function place(
   orderId: number,
   order: NewOrder,
   context: RequestContext,
+  claim?: StreamAppend,
 ): Promise<{ order: VersionedOrder; position: bigint }> {
   let fromStore = false;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
@@ -79,16 +81,22 @@ async function place(
           petRevision: BigInt(pet.version!),
         },
         undefined,
+        claim === undefined ? [] : [claim],
       );
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (error.streamName === claim?.streamName) throw error; // the key's claim decides, not this loop
       fromStore = true; // the pet changed meanwhile (another order came first): decide again
     }
   }
   throw new Error(`Pet ${order.petId} kept changing under ${MAX_ATTEMPTS} attempts to order it.`);
 }
 
-/** The order a claim promised, as it was placed; placed now if the claiming request died first. */
+/**
+ * The order a claim promised, as it was placed. A claim is appended with its order, so the order
+ * exists; a claim made by an earlier release, which claimed first and placed after, may name an
+ * order its request never placed: it is placed now.
+ */
 async function ensurePlaced(
   deps: PlaceOrderDependencies,
   id: number,
