@@ -100,6 +100,22 @@ describe('the store over GraphQL', () => {
     });
   });
 
+  it('answers a status change or a removal of a held pet with a PetHeldByOrderError, and changes nothing', async () => {
+    const petId = await newPet();
+    const order = await place(alice, petId);
+    const held = {
+      __typename: 'PetHeldByOrderError',
+      code: 'pet_held_by_order',
+      message: `Pet ${petId} is held by order ${order.id}: complete or cancel the order to change its status or remove it.`,
+    };
+    const errorFields = '__typename ... on Error { code message }';
+    const update = `mutation($id: SafeInt!) { updatePet(id: $id, input: { status: available }) { ${errorFields} } }`;
+    const remove = `mutation($id: SafeInt!) { removePet(id: $id) { ${errorFields} } }`;
+    expect((await gql(alice, update, { id: petId })).updatePet).toEqual(held);
+    expect((await gql(alice, remove, { id: petId })).removePet).toEqual(held);
+    expect(server.testApp.application.getPet(petId)).toMatchObject({ status: 'pending', version: 1 });
+  });
+
   it('hides another key’s order: NotFoundError to its completion, null with not_found to a read', async () => {
     const order = await place(alice, await newPet());
     const complete = `mutation($id: SafeInt!) { completeOrder(id: $id) { ${RESULT} } }`;

@@ -1,4 +1,4 @@
-import { InvalidStatusTransitionError, PetRemovedError } from '../../../domain/pets.ts';
+import { InvalidStatusTransitionError, PetHeldByOrderError, PetRemovedError } from '../../../domain/pets.ts';
 import {
   type AppError,
   ERROR_CODES,
@@ -42,6 +42,14 @@ builder.objectType(NotFoundError, {
 builder.objectType(PetRemovedError, {
   name: 'PetRemovedError',
   description: 'The pet was removed (code pet_removed); its history stays in the store.',
+  interfaces: [ErrorInterface],
+  fields: () => ({}),
+});
+
+builder.objectType(PetHeldByOrderError, {
+  name: 'PetHeldByOrderError',
+  description:
+    'An order holds the pet (code pet_held_by_order): complete or cancel the order to change its status or remove it; nothing changed.',
   interfaces: [ErrorInterface],
   fields: () => ({}),
 });

@@ -1,5 +1,5 @@
 import type { PetChange as PetChangeShape } from '../../../application/index.ts';
-import { InvalidStatusTransitionError, PetRemovedError } from '../../../domain/pets.ts';
+import { InvalidStatusTransitionError, PetHeldByOrderError, PetRemovedError } from '../../../domain/pets.ts';
 import { PET_NAME_MAX_LENGTH } from '../../../domain/pet-rules.ts';
 import { NotFoundError, PreconditionFailedError, ValidationError } from '../../../shared/errors.ts';
 import { withArgumentNames } from '../argument-names.ts';
@@ -29,7 +29,7 @@ const RemovedPet = builder.objectRef<{ id: number; version: number }>('RemovedPe
   fields: (t) => ({ id: t.expose('id', { type: SafeInt }), version: t.exposeInt('version') }),
 });
 
-const CHANGE_ERRORS = [NotFoundError, PetRemovedError, PreconditionFailedError];
+const CHANGE_ERRORS = [NotFoundError, PetRemovedError, PetHeldByOrderError, PreconditionFailedError];
 const ID_ARGUMENTS = new Map([
   ['petId', 'id'],
   ['reason', 'reason'],
