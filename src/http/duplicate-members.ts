@@ -59,20 +59,6 @@ function closingQuote(text: string, open: number): number {
   return text.length;
 }
 
-/**
- * As duplicateMember, for text that may not be JSON (the GraphQL endpoint leaves parsing to Yoga,
- * which answers malformed JSON in GraphQL's shape): undefined unless the text is JSON too.
- */
-export function duplicateMemberOfJson(text: string): string | undefined {
-  try {
-    const twice = duplicateMember(text);
-    if (twice !== undefined) JSON.parse(text);
-    return twice;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The 400 for a body that names a member twice; the name is cut at 64 characters. */
 export function duplicateMemberError(name: string): ValidationError {
   const shown = name.length > 64 ? `${name.slice(0, 64)}…` : name;

@@ -45,6 +45,32 @@ export function parseJson(text: string): unknown {
   return value;
 }
 
+/**
+ * For the GraphQL endpoint, which leaves parsing to Yoga (it answers malformed JSON in GraphQL's
+ * own shape): the 400 parseJson gives a body that is JSON but names `__proto__`, a `constructor`
+ * holding `prototype`, or a member twice; undefined for any other text, JSON or not.
+ */
+export function memberRefusal(text: string): ValidationError | undefined {
+  if (!MAY_NAME_A_PROTOTYPE.test(text) && !namesAMemberTwice(text)) return undefined;
+  try {
+    parseJson(text);
+    return undefined;
+  } catch (error) {
+    return error instanceof ValidationError ? error : undefined;
+  }
+}
+
+/** What secure-json-parse looks for, escapes included: text without it is parsed only by Yoga. */
+const MAY_NAME_A_PROTOTYPE = /__proto__|constructor|\\u/;
+
+function namesAMemberTwice(text: string): boolean {
+  try {
+    return duplicateMember(text) !== undefined;
+  } catch {
+    return true;
+  }
+}
+
 /** Why secure-json-parse refused the text (its message is the same for both members). */
 function refusal(text: string): AppError {
   let value: unknown;

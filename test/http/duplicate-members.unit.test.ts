@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duplicateMember, duplicateMemberOfJson } from '../../src/http/duplicate-members.ts';
+import { duplicateMember } from '../../src/http/duplicate-members.ts';
 
 describe('duplicateMember: the first name one JSON object gives twice', () => {
   it('finds a name given twice at the top level', () => {
@@ -36,19 +36,5 @@ describe('duplicateMember: the first name one JSON object gives twice', () => {
 
   it('answers undefined for JSON that is not an object', () => {
     expect(duplicateMember('[1,"a","a",{}]')).toBeUndefined();
-  });
-});
-
-describe('duplicateMemberOfJson: the same, for text that may not be JSON', () => {
-  it('finds the name in JSON', () => {
-    expect(duplicateMemberOfJson('{"query":"{ a }","query":"{ b }"}')).toBe('query');
-  });
-
-  it('answers undefined for text that is not JSON, though it repeats a name', () => {
-    expect(duplicateMemberOfJson('{"query":"{ a }","query":')).toBeUndefined();
-  });
-
-  it('answers undefined for a name whose escape is not JSON', () => {
-    expect(duplicateMemberOfJson('{"\\x":1,"\\x":2}')).toBeUndefined();
   });
 });

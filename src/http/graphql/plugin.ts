@@ -5,8 +5,8 @@ import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
 import { NotAcceptableError } from '../../shared/errors.ts';
 import { decodeBodyText } from '../body-text.ts';
-import { duplicateMemberError, duplicateMemberOfJson } from '../duplicate-members.ts';
 import { allowOnly } from '../four-oh-four.ts';
+import { memberRefusal } from '../json-body.ts';
 import { compiledOperations } from './compiled-operations.ts';
 import { fastPath } from './fast-path.ts';
 import { schema } from './index.ts';
@@ -41,7 +41,8 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   const tryFastPath = fastPath(yoga, compiled);
 
   // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body as text, unparsed. A
-  // body that names a member twice gets REST's 400 (Yoga would keep the last).
+  // body that names a member twice, or `__proto__`, gets REST's 400 (Yoga would keep the last, and
+  // pass `__proto__` on to the resolvers as a member of the input).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
@@ -51,8 +52,7 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
       done(error as Error);
       return;
     }
-    const twice = duplicateMemberOfJson(text);
-    done(twice === undefined ? null : duplicateMemberError(twice), text);
+    done(memberRefusal(text) ?? null, text);
   });
 
   app.route({

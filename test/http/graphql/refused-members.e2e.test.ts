@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type GraphQLServer, startGraphQLServer } from './graphql-server.ts';
 
-/** A GraphQL request body that names a member twice is refused as REST's are (src/http/duplicate-members.ts). */
+/**
+ * A GraphQL request body that names a member twice, or `__proto__`, is refused as REST's are
+ * (src/http/json-body.ts).
+ */
 
 let server: GraphQLServer;
 beforeAll(async () => {
@@ -29,6 +32,25 @@ it('refuses variables that name a member twice with 400 validation_failed, creat
   ]);
   const names = await server.post('{ pets(first: 100) { edges { node { name } } } }');
   expect(JSON.stringify(names.body)).not.toMatch(/"(Rex|Max)"/);
+});
+
+it('refuses variables that hold a member named __proto__ with 400 validation_failed, creating nothing', async () => {
+  const body = `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"__proto__":{"x":1},"name":"Proto","categoryId":1}}}`;
+  const response = await fetch(server.endpoint, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  });
+  expect([response.status, await response.json()]).toEqual([
+    400,
+    {
+      code: 'validation_failed',
+      message: 'The body holds a member named "__proto__", which is refused wherever it appears.',
+      status: 400,
+    },
+  ]);
+  const names = await server.post('{ pets(first: 100) { edges { node { name } } } }');
+  expect(JSON.stringify(names.body)).not.toContain('"Proto"');
 });
 
 it('still answers a body that is not JSON in GraphQL’s own shape, though it repeats a name', async () => {
