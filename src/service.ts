@@ -25,6 +25,7 @@ import { type Clock, systemClock } from './shared/context.ts';
 export const PROJECTIONS = [
   petListProjection,
   apiKeysProjection,
+  ordersProjection,
 ] as unknown as readonly Projection<unknown>[];
 
 /**

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeysProjection } from '../../projections/api-keys.ts';
+import { ordersProjection } from '../../projections/orders.ts';
 import { petListProjection } from '../../projections/pet-list.ts';
 import { snapshotDirectory } from '../../src/read-models/snapshot-file.ts';
 import { petstore } from '../support/cli.ts';
@@ -60,6 +61,23 @@ describe('on the store and snapshot files alone', () => {
       snapshot: null,
       interimFromVersion: null,
       rebuild: null,
+    });
+  });
+
+  it('status: lists every read model a server keeps, orders included', async () => {
+    const { stdout } = await projections(['status', '--json']);
+    expect((JSON.parse(stdout) as { name: string }[]).map((status) => status.name)).toEqual([
+      'pet-list',
+      'api-keys',
+      'orders',
+    ]);
+  });
+
+  it('rebuild orders: folds every event and saves its snapshot', async () => {
+    const { code, stdout } = await projections(['rebuild', 'orders']);
+    expect([code, stdout]).toEqual([0, `orders: rebuilt from ${EVENTS} events; snapshot saved\n`]);
+    expect(await statusOf('orders')).toMatchObject({
+      snapshot: { version: ordersProjection.version, checkpoint: String(EVENTS) },
     });
   });
 
@@ -151,7 +169,10 @@ describe('against a running server (--url)', () => {
     const verified = await projections(['verify', '--url', server.url], env);
     expect(verified.code).toBe(0);
     expect(verified.stdout.split('\n').filter((line) => line.includes('same as a fresh fold'))).toHaveLength(
-      3,
+      5, // pet-list and orders: live and snapshot; api-keys: live
+    );
+    expect(verified.stdout).toContain(
+      `orders v${ordersProjection.version}:\n  live read model: same as a fresh fold`,
     );
     expect(verified.stdout).toContain(
       `api-keys v${apiKeysProjection.version}:\n  live read model: same as a fresh fold`,
