@@ -1,4 +1,5 @@
 import packageJson from '../../package.json' with { type: 'json' };
+import { UnreadableEventError } from '../application/ports/event-store.ts';
 import { ConfigError } from '../config.ts';
 import { isAppError } from '../shared/errors.ts';
 import { type Command, commandHelp, overview, usageLine } from './commands.ts';
@@ -61,7 +62,8 @@ function describeFailure(error: unknown, command: Command): Failure {
   if (error instanceof ConfigError) return { message: error.message, exitCode: 2 };
   if (isAppError(error))
     return { message: error.message, exitCode: error.code === 'validation_failed' ? 2 : 1 };
-  if (error instanceof CommandFailure) return { message: error.message, exitCode: 1 };
+  if (error instanceof CommandFailure || error instanceof UnreadableEventError)
+    return { message: error.message, exitCode: 1 };
   const message = error instanceof Error ? error.message : String(error);
   const debugging = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
   return {

@@ -1,4 +1,8 @@
-import type { EventMetadata, RecordedEvent } from '../application/ports/event-store.ts';
+import {
+  type EventMetadata,
+  type RecordedEvent,
+  UnreadableEventError,
+} from '../application/ports/event-store.ts';
 
 /** A row of the events table, as read with `setReturnArrays(true)`. */
 export type Row = [
@@ -45,10 +49,10 @@ class SqliteRecordedEvent implements RecordedEvent {
     this.#position = position;
     this.revision = BigInt(revision);
     this.type = type;
-    this.data = JSON.parse(data) as Record<string, unknown>;
     this.#streamName = streamName;
     this.#rawMetadata = rawMetadata;
     this.#rest = rest;
+    this.data = this.#object(data, 'data');
   }
 
   /**
@@ -67,8 +71,33 @@ class SqliteRecordedEvent implements RecordedEvent {
   get metadata(): EventMetadata {
     if (this.#metadata !== undefined) return this.#metadata;
     if (this.#rawMetadata === undefined) this.#readRest();
-    this.#metadata = JSON.parse(this.#rawMetadata!) as EventMetadata;
+    this.#metadata = this.#object(this.#rawMetadata!, 'metadata') as EventMetadata;
     return this.#metadata;
+  }
+
+  /** The column's JSON object; anything else throws UnreadableEventError. */
+  #object(text: string, column: 'data' | 'metadata'): Record<string, unknown> {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw this.#unreadable(`its ${column} is not JSON (${(error as Error).message})`);
+    }
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
+    const kind = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw this.#unreadable(`its ${column} is ${kind}, not a JSON object`);
+  }
+
+  #unreadable(why: string): UnreadableEventError {
+    let stream = this.#streamName;
+    try {
+      stream ??= this.#rest?.(this.#position)[0];
+    } catch {
+      // Named without its stream.
+    }
+    const where = ` (${stream === undefined ? '' : `stream ${stream}, `}revision ${this.revision}, ${this.type})`;
+    return new UnreadableEventError(BigInt(this.#position), where, why);
   }
 
   #readRest(): void {

@@ -1,6 +1,10 @@
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Logger } from 'pino';
-import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
+import {
+  type EventStore,
+  type RecordedEvent,
+  UnreadableEventError,
+} from '../application/ports/event-store.ts';
 import type { AsOf, TemporalPetIndex } from '../application/ports/read-models.ts';
 import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pets.ts';
 import { openWalDatabase } from '../shared/sqlite-file.ts';
@@ -71,7 +75,9 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   readonly #logger: Logger;
   readonly #statements: ReturnType<typeof prepare>;
   #checkpoint: bigint | undefined;
-  #waiters: { position: bigint; resolve: () => void }[] = [];
+  #waiters: { position: bigint; resolve: () => void; reject: (error: Error) => void }[] = [];
+  /** The message of the last failure logged as an error: a failure that repeats is logged once. */
+  #lastFailure: string | undefined;
   #stopped = false;
   #following: Promise<void> | undefined;
   #subscription: ReturnType<EventStore['subscribeToAll']> | undefined;
@@ -108,7 +114,9 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
 
   waitFor(position: bigint): Promise<void> {
     if (this.#checkpoint !== undefined && this.#checkpoint >= position) return Promise.resolve();
-    const caughtUp = new Promise<void>((resolve) => this.#waiters.push({ position, resolve }));
+    const caughtUp = new Promise<void>((resolve, reject) =>
+      this.#waiters.push({ position, resolve, reject }),
+    );
     this.#endPause?.(); // a reader waits: apply what has gathered now
     return caughtUp;
   }
@@ -149,6 +157,7 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
         for await (const batch of this.#subscription.batches()) {
           for (let i = 0; i < batch.length; i += BATCH) {
             this.#apply(batch.slice(i, i + BATCH));
+            this.#lastFailure = undefined;
             await new Promise((resolve) => setImmediate(resolve)); // let requests in between
           }
           // Only a store that hands over, in one batch, what gathered since its last read gains from
@@ -158,10 +167,26 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
         }
       } catch (error) {
         if (this.#stopped) return;
-        this.#logger.error({ err: error }, 'temporal index: subscription failed, resubscribing');
+        this.#failed(error);
         await new Promise((resolve) => setTimeout(resolve, 1000));
       }
     }
+  }
+
+  /**
+   * Logs a failure of the subscription (once while it repeats: it is retried every second). An
+   * unreadable event stays so until the store is restored: whoever waits for the index to pass it
+   * is told why rather than kept waiting.
+   */
+  #failed(error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    if (message !== this.#lastFailure)
+      this.#logger.error({ err: error }, 'temporal index: subscription failed, resubscribing');
+    this.#lastFailure = message;
+    if (!(error instanceof UnreadableEventError)) return;
+    const blocked = this.#waiters.filter((waiter) => waiter.position >= error.position);
+    this.#waiters = this.#waiters.filter((waiter) => waiter.position < error.position);
+    for (const waiter of blocked) waiter.reject(error);
   }
 
   /** Lets events gather for GATHER_MS, or until a reader waits or the index stops. */

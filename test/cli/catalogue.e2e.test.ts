@@ -5,7 +5,10 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { startService } from '../../src/service.ts';
+import { seedDataDir } from '../../bench/seed.ts';
+import { rewriteEvent } from '../support/damage.ts';
 import { controlledClock } from '../support/guarded-app.ts';
+import { runPetstore } from '../support/petstore-cli.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** `petstore catalogue --as-of` as an auditor runs it: a real process over a store with a past. */
@@ -70,4 +73,23 @@ it('refuses an --as-of that is neither a time nor a position, with one line and 
       'petstore catalogue: --as-of must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.\n\n' +
       'Usage: petstore catalogue --as-of <RFC 3339 time | store position> [--status available|pending|sold]\n',
   });
+});
+
+it('ends with the reason and exit code 1, instead of waiting forever, at an event it cannot read', async () => {
+  const damaged = makeTempDir();
+  try {
+    await seedDataDir(damaged.dir, 10);
+    rewriteEvent(path.join(damaged.dir, 'events.sqlite'), 4, 'metadata', 'null');
+    const { code, stderr } = await runPetstore(['catalogue', '--as-of', '11'], {
+      env: { PETSTORE_DATA_DIR: damaged.dir },
+      timeoutMs: 20_000,
+    });
+    expect([code, stderr.trimEnd().split('\n')[1]]).toEqual([
+      1,
+      'petstore catalogue: The event at position 4 (stream pet-3, revision 0, PetCreated) cannot be read: its metadata is null, not a JSON object. ' +
+        'The service writes no such event: the store was changed outside it. Restore the store from a backup.',
+    ]);
+  } finally {
+    damaged.remove();
+  }
 });

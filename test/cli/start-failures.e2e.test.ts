@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir } from '../../bench/seed.ts';
-import { damagePages } from '../support/damage.ts';
+import { damagePages, rewriteEvent } from '../support/damage.ts';
 import { runPetstore } from '../support/petstore-cli.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -115,6 +115,18 @@ describe('petstore start refuses, in one line', () => {
     expect(code).toBe(1);
     expect(failureLines(stderr)[1]).toBe(
       `petstore start: cannot use the event store ${dir}/events.sqlite: it is damaged (SQLite: database disk image is malformed). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    );
+  });
+
+  it('a store holding an event the service cannot have written, naming the event', async () => {
+    const dir = dataDir();
+    await seedDataDir(dir, 10);
+    rewriteEvent(path.join(dir, 'events.sqlite'), 5, 'data', '"a string"');
+    const { code, stderr } = await start('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      'petstore start: The event at position 5 (stream pet-4, revision 0, PetCreated) cannot be read: its data is a string, not a JSON object. ' +
+        'The service writes no such event: the store was changed outside it. Restore the store from a backup.',
     );
   });
 

@@ -141,3 +141,22 @@ export class WrongExpectedRevisionError extends Error {
     this.actual = actual;
   }
 }
+
+/**
+ * An event of the embedded store that cannot be read: its data or metadata is not a JSON object.
+ * The service writes no such event, so the store was changed or damaged outside it; reading goes
+ * no further than it, because a read model or audit that left it out would be wrong. (KurrentDB's
+ * adapter skips such events instead: other applications may write to that store.)
+ */
+export class UnreadableEventError extends Error {
+  readonly position: bigint;
+
+  constructor(position: bigint, where: string, why: string) {
+    super(
+      `The event at position ${position}${where} cannot be read: ${why}. The service writes no such ` +
+        'event: the store was changed outside it. Restore the store from a backup.',
+    );
+    this.name = 'UnreadableEventError';
+    this.position = position;
+  }
+}
