@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
+import { pastTheStore } from '../application/queries/positions.ts';
 import { parseAsOf } from '../application/queries/time-travel.ts';
 import { loadConfig } from '../config.ts';
 import { validateStatus } from '../domain/pet-rules.ts';
@@ -39,6 +40,8 @@ export async function run(args: string[]): Promise<void> {
   );
   try {
     const head = await store.headPosition();
+    if ('position' in at && at.position > (head ?? 0n))
+      throw pastTheStore('--as-of', at.position, head ?? 0n);
     index.start();
     if (head !== undefined) await index.waitFor(head);
     let after: number | undefined;

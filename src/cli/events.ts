@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { eventFeedQueries } from '../application/queries/event-feed.ts';
+import { pastTheStore } from '../application/queries/positions.ts';
 import { loadConfig } from '../config.ts';
 import { followApiKeys } from './key-names.ts';
 import { LineOutput } from './output.ts';
@@ -40,6 +41,9 @@ export async function run(args: string[]): Promise<void> {
   output.gone.addEventListener('abort', interrupt);
   const feed = eventFeedQueries({ store, keys: keys.keys });
   try {
+    const head = (await store.headPosition()) ?? 0n;
+    // --from P reads after P - 1: a position past the next one is the feed's 400, said of --from.
+    if (from !== undefined && from > head + 1n) throw pastTheStore('--from', from, head);
     const events = values.follow
       ? await feed.followEvents(
           { ...filter, ...(after === undefined ? { fromStart: true } : { after }) },

@@ -49,7 +49,12 @@ export function expiryOf(
   if (expiresIn !== undefined && expiresAt !== undefined) {
     throw new UsageError('give --expires-in or --expires-at, not both');
   }
-  if (expiresIn !== undefined) return new Date(now.getTime() + durationOf(expiresIn, '--expires-in'));
+  if (expiresIn !== undefined) {
+    const time = new Date(now.getTime() + durationOf(expiresIn, '--expires-in'));
+    if (Number.isNaN(time.getTime()))
+      throw new UsageError(`--expires-in ${expiresIn} ends past the last time a date can hold (year 275760)`);
+    return time;
+  }
   if (expiresAt === undefined) return undefined;
   const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(expiresAt)
     ? new Date(expiresAt)

@@ -75,6 +75,14 @@ it('refuses an --as-of that is neither a time nor a position, with one line and 
   });
 });
 
+it('refuses a position past the store’s last event with exit code 2, as REST answers 400', async () => {
+  const failure = await catalogue('--as-of', '999').catch((error: { code: number; stderr: string }) => error);
+  expect(failure).toMatchObject({ code: 2 });
+  expect((failure as { stderr: string }).stderr.split('\n')[1]).toBe(
+    "petstore catalogue: --as-of 999 is past the store's last event (4): only send positions this service gave.",
+  );
+});
+
 it('ends with the reason and exit code 1, instead of waiting forever, at an event it cannot read', async () => {
   const damaged = makeTempDir();
   try {

@@ -88,6 +88,14 @@ describe('petstore events', () => {
     });
   });
 
+  it('refuses a --from past the next event, naming --from and the last position, with exit code 2', async () => {
+    const head = await store.headPosition();
+    expect(await events('--from', String(head! + 2n))).toMatchObject({
+      code: 2,
+      stderr: `petstore events: store ${storeFile()}\npetstore events: --from ${head! + 2n} is past the store's last event (${head}): only send positions this service gave.\n`,
+    });
+  });
+
   it('ends quietly when its reader goes away (| head): no EPIPE trace, exit code 0', async () => {
     const child = spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'events'], {
       cwd: ROOT,

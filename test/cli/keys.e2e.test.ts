@@ -171,6 +171,16 @@ it('refuses an unknown plan with exit code 2 and a message', async () => {
   ]);
 });
 
+it('refuses an --expires-in too long for a date, saying so rather than that it is not in the future', async () => {
+  const failure = await keys('create', '--plan', 'free', '--expires-in', '99999999d').catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure).toMatchObject({ code: 2 });
+  expect(failure.stderr.split('\n')[1]).toBe(
+    'petstore keys create: --expires-in 99999999d ends past the last time a date can hold (year 275760)',
+  );
+});
+
 it('refuses custom limits on a plan other than enterprise', async () => {
   const failure = await keys('create', '--plan', 'free', '--per-minute', '5', '--per-day', '9').catch(
     (error: { code: number; stderr: string }) => error,
