@@ -2,6 +2,7 @@ import { InvalidStatusTransitionError, PetHeldByOrderError, PetRemovedError } fr
 import {
   type AppError,
   ERROR_CODES,
+  IdempotencyKeyReusedError,
   NotFoundError,
   PreconditionFailedError,
   ValidationError,
@@ -66,6 +67,14 @@ builder.objectType(PreconditionFailedError, {
   name: 'PreconditionFailedError',
   description:
     'expectedVersion is not the current version (code precondition_failed): someone changed it first. Read it again, then retry.',
+  interfaces: [ErrorInterface],
+  fields: () => ({}),
+});
+
+builder.objectType(IdempotencyKeyReusedError, {
+  name: 'IdempotencyKeyReusedError',
+  description:
+    'idempotencyKey was used already, with another input (code idempotency_key_reused): use a new key for a new request.',
   interfaces: [ErrorInterface],
   fields: () => ({}),
 });

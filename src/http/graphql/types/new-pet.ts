@@ -1,5 +1,6 @@
 import { PET_NAME_MAX_LENGTH } from '../../../domain/pet-rules.ts';
-import { ValidationError } from '../../../shared/errors.ts';
+import { IdempotencyKeyReusedError, ValidationError } from '../../../shared/errors.ts';
+import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';
@@ -18,19 +19,34 @@ export const NewPet = builder.inputType('NewPet', {
   }),
 });
 
+/** REST's Idempotency-Key header, as an argument of the mutations that create (createPet, placeOrder). */
+export const IDEMPOTENCY_KEY = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) =>
+  t.arg.string({
+    description:
+      'REST’s Idempotency-Key: 1 to 255 visible ASCII characters (a UUID is ideal), scoped to your API ' +
+      'key and kept for IDEMPOTENCY_KEY_TTL_HOURS (24 by default). A retry with the same key and input returns the first answer and ' +
+      'changes nothing; the same key with another input is an IdempotencyKeyReusedError.',
+  });
+export const IDEMPOTENCY_ARGUMENTS = new Map([['Idempotency-Key', 'idempotencyKey']]);
+
 builder.mutationFields((t) => ({
   createPet: t.field({
     type: Pet,
     nullable: true,
     authScopes: { scope: 'pets:write' },
-    description: 'Adds a pet. Returns it, or a ValidationError naming the field that broke a rule.',
-    errors: { types: [ValidationError], union: { name: 'CreatePetResult' } },
-    args: { input: t.arg({ type: NewPet, required: true }) },
-    resolve: async (_root, { input }, { application, requestContext }) => {
+    description:
+      'Adds a pet. Returns it, or a ValidationError naming the field that broke a rule. With ' +
+      'idempotencyKey, a retry returns the pet the first request created.',
+    errors: { types: [ValidationError, IdempotencyKeyReusedError], union: { name: 'CreatePetResult' } },
+    args: { input: t.arg({ type: NewPet, required: true }), idempotencyKey: IDEMPOTENCY_KEY(t) },
+    resolve: async (_root, { input, idempotencyKey }, { application, requestContext }) => {
       const { status, ...required } = input;
-      const { pet } = await application.createPet(
-        status == null ? required : { ...required, status },
-        requestContext,
+      const { pet } = await withArgumentNames(IDEMPOTENCY_ARGUMENTS, () =>
+        application.createPet(
+          status == null ? required : { ...required, status },
+          requestContext,
+          idempotencyKey == null ? {} : { idempotencyKey },
+        ),
       );
       return pet;
     },

@@ -6,7 +6,12 @@ import {
   type VersionedOrder,
 } from '../../../domain/orders.ts';
 import { PetRemovedError } from '../../../domain/pets.ts';
-import { NotFoundError, PreconditionFailedError, ValidationError } from '../../../shared/errors.ts';
+import {
+  IdempotencyKeyReusedError,
+  NotFoundError,
+  PreconditionFailedError,
+  ValidationError,
+} from '../../../shared/errors.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
@@ -14,6 +19,7 @@ import { accessWatch } from '../../access-watch.ts';
 import { liveStream } from '../live-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
+import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './new-pet.ts';
 import { Pet } from './pet.ts';
 import { SafeInt } from './safe-int.ts';
 
@@ -141,13 +147,22 @@ builder.mutationFields((t) => ({
     authScopes: { scope: 'orders:write' },
     description: 'Orders an available pet: the order is placed and the pet pending, together or not at all.',
     errors: {
-      types: [ValidationError, NotFoundError, PetRemovedError, PetNotAvailableError],
+      types: [
+        ValidationError,
+        NotFoundError,
+        PetRemovedError,
+        PetNotAvailableError,
+        IdempotencyKeyReusedError,
+      ],
       union: { name: 'PlaceOrderResult' },
     },
-    args: { input: t.arg({ type: NewOrder, required: true }) },
-    resolve: async (_root, { input }, { application, requestContext }) => {
+    args: { input: t.arg({ type: NewOrder, required: true }), idempotencyKey: IDEMPOTENCY_KEY(t) },
+    resolve: async (_root, { input, idempotencyKey }, { application, requestContext }) => {
       const order = { petId: input.petId, ...(input.note != null && { note: input.note }) };
-      return (await application.placeOrder(order, requestContext)).order;
+      const placed = await withArgumentNames(IDEMPOTENCY_ARGUMENTS, () =>
+        application.placeOrder(order, requestContext, idempotencyKey == null ? {} : { idempotencyKey }),
+      );
+      return placed.order;
     },
   }),
   completeOrder: t.field({
