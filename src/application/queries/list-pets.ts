@@ -19,7 +19,10 @@ export type PetsPage = {
   readonly nextAfter?: number;
 };
 
-/** Lists pets in ascending id order: a stable order in which a page never skips or repeats a pet. */
+/**
+ * Lists pets in ascending id order: a stable order in which paging never repeats a pet, nor skips
+ * one that existed when it began (a pet created meanwhile with an id behind the cursor is not shown).
+ */
 export function listPetsQuery(readModel: PetReadModel) {
   return function listPets(query: ListPetsQuery = {}): PetsPage {
     const limit = validateLimit(query.limit);
