@@ -134,6 +134,7 @@ export class ProjectionGroup {
 
   async #follow(): Promise<void> {
     const { store, logger, snapshotEveryEvents, retryDelayMs } = this.#options;
+    let lastFailure: string | undefined;
     while (!this.#stopped) {
       try {
         this.#subscription = store.subscribeToAll({
@@ -147,11 +148,16 @@ export class ProjectionGroup {
         for await (const batch of this.#subscription.batches()) {
           for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);
           this.#advance(batch[batch.length - 1]!.position);
+          lastFailure = undefined;
         }
       } catch (error) {
         if (this.#stopped) return;
         if (!this.#caughtUp) return this.#failStart(error);
-        logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
+        // Retried every second: a failure that repeats (an unreadable event) is logged once.
+        const message = error instanceof Error ? error.message : String(error);
+        if (message !== lastFailure)
+          logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
+        lastFailure = message;
         await this.#subscription?.close().catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs ?? 1000));
       }

@@ -6,6 +6,7 @@ import { petListProjection } from '../../projections/pet-list.ts';
 import type { EventStore, Subscription } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { ProjectionGroup } from '../../src/read-models/runner.ts';
+import { capturedLogger } from '../support/log-lines.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -57,4 +58,53 @@ it('start() fails with the store’s error when the store cannot be read before 
   });
   group.add(petListProjection);
   await expect(group.start()).rejects.toBe(damaged);
+});
+
+it('logs a failure that repeats on every resubscription after the first catch-up once, not every retry', async () => {
+  const failure = new Error('database disk image is malformed');
+  let subscriptions = 0;
+  let broken = false;
+  const failing = unreadable(failure).subscribeToAll();
+  const flaky: EventStore = {
+    ...unreadable(failure),
+    subscribeToAll: (options) => {
+      subscriptions += 1;
+      if (subscriptions > 1) return failing;
+      const real = store.subscribeToAll(options);
+      return {
+        ...real,
+        batches: async function* () {
+          for await (const batch of real.batches()) {
+            yield batch;
+            if (broken) throw failure;
+          }
+        },
+        close: () => real.close(),
+      };
+    },
+  };
+  const { logger, lines } = capturedLogger();
+  const group = new ProjectionGroup({ store: flaky, logger, retryDelayMs: 5 });
+  group.add(petListProjection);
+  await group.start();
+  broken = true;
+  await store.appendToStream('pet-2', [
+    {
+      type: 'PetCreated',
+      data: { id: 2, name: 'Max', categoryId: 1 },
+      metadata: {
+        eventId: randomUUID(),
+        occurredAt: new Date().toISOString(),
+        correlationId: 'c',
+        schemaVersion: 1,
+      },
+    },
+  ]);
+  await expect.poll(() => subscriptions, { timeout: 5_000 }).toBeGreaterThanOrEqual(6);
+  await group.stop();
+  expect(
+    lines.filter((line) => line.msg === 'subscription failed: resubscribing from the checkpoint'),
+  ).toEqual([
+    expect.objectContaining({ level: 50, err: expect.objectContaining({ message: failure.message }) }),
+  ]);
 });

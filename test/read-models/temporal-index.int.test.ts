@@ -2,9 +2,11 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { type EventStore, UnreadableEventError } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { positionKey, SqliteTemporalIndex } from '../../src/read-models/temporal-index.ts';
+import { rewriteEvent } from '../support/damage.ts';
+import { capturedLogger } from '../support/log-lines.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const logger = pino({ level: 'silent' });
@@ -106,5 +108,32 @@ describe('SqliteTemporalIndex', () => {
     expect(second.petAsOf(1, { position: removed.position })).toBeUndefined();
     expect(second.petAsOf(1, { position: renamed })?.name).toBe('Max');
     await second.stop();
+  });
+
+  it('tells whoever waits past an unreadable event why, and logs that failure once while it repeats', async () => {
+    const { created, renamed } = await renamedPet();
+    rewriteEvent(path.join(temp.dir, 'events.sqlite'), Number(created), 'metadata', 'null');
+    let subscriptions = 0;
+    const counted: EventStore = {
+      appendToStream: (...args) => store.appendToStream(...args),
+      appendToStreams: (...args) => store.appendToStreams(...args),
+      readStream: (...args) => store.readStream(...args),
+      readAll: (...args) => store.readAll(...args),
+      headPosition: () => store.headPosition(),
+      close: () => store.close(),
+      subscribeToAll: (options) => {
+        subscriptions += 1;
+        return store.subscribeToAll(options);
+      },
+    };
+    const { logger: captured, lines } = capturedLogger();
+    const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), counted, captured);
+    index.start();
+    await expect(index.waitFor(renamed)).rejects.toBeInstanceOf(UnreadableEventError);
+    await expect.poll(() => subscriptions, { timeout: 5_000 }).toBeGreaterThanOrEqual(3); // retried each second
+    await index.stop();
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [50, 'temporal index: subscription failed, resubscribing'],
+    ]);
   });
 });
