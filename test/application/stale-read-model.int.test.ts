@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cancelOrderCommand, completeOrderCommand } from '../../src/application/commands/close-order.ts';
 import { updatePetCommand } from '../../src/application/commands/update-pet.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
 import type { OrderReadModel, PetReadModel } from '../../src/application/ports/read-models.ts';
 import type { VersionedOrder } from '../../src/domain/orders.ts';
 import type { VersionedPet } from '../../src/domain/pets.ts';
@@ -126,5 +127,36 @@ describe('closing an order whose pet the read model has not seen held yet', () =
       clock: systemClock,
     });
     await expect(close(order.id, context)).rejects.toMatchObject({ code: 'invalid_order_transition' });
+  });
+
+  it('reads again when the order closes between its read and its pet’s: 409, not a 500', async () => {
+    const pet = await availablePet();
+    const { order } = await t.application.placeOrder({ petId: pet.id }, context);
+    let closedMeanwhile = false;
+    const store: EventStore = {
+      appendToStream: (...args) => t.store.appendToStream(...args),
+      appendToStreams: (...args) => t.store.appendToStreams(...args),
+      readAll: (...args) => t.store.readAll(...args),
+      headPosition: () => t.store.headPosition(),
+      subscribeToAll: (...args) => t.store.subscribeToAll(...args),
+      close: () => t.store.close(),
+      readStream: async (name, options) => {
+        if (name === `pet-${pet.id}` && !closedMeanwhile) {
+          closedMeanwhile = true; // another process completes the order between the two reads
+          await t.application.completeOrder(order.id, context);
+        }
+        return t.store.readStream(name, options);
+      },
+    };
+    const close = cancelOrderCommand({
+      store,
+      orders: ordersWith(order),
+      pets: petsBehind(pet),
+      clock: systemClock,
+    });
+    await expect(close(order.id, context)).rejects.toMatchObject({
+      code: 'invalid_order_transition',
+      message: `Order ${order.id} is completed: it cannot cancel any more.`,
+    });
   });
 });

@@ -6,7 +6,7 @@ import {
   type VersionedOrder,
 } from '../../domain/orders.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { NotFoundError, PreconditionFailedError, ValidationError } from '../../shared/errors.ts';
+import { isAppError, NotFoundError, PreconditionFailedError, ValidationError } from '../../shared/errors.ts';
 import { WrongExpectedRevisionError } from '../ports/event-store.ts';
 import { type ChangeOptions, fromReadModel, fromStream, unmetPrecondition } from './pet-stream.ts';
 import {
@@ -79,8 +79,10 @@ async function closeOrder(
     try {
       decision = decide(visible, id, pet.state, deps.clock.now());
     } catch (refusal) {
-      if (fromStore) throw refusal;
       // The order's and the pet's read models may be at different positions: decide on the streams.
+      // There a refusal stands; an order placed whose pet it does not hold (not an AppError) was
+      // closed by another process between the two reads, and is read again.
+      if (fromStore && (isAppError(refusal) || attempt === MAX_ATTEMPTS - 1)) throw refusal;
       fromStore = true;
       continue;
     }
