@@ -146,13 +146,13 @@ class SqliteEventStore implements EventStore {
   #readBatch(after: bigint, limit: number): RecordedEvent[] {
     if (this.#closed) return [];
     const rows = this.#readAll.all(Number(after), limit) as unknown as Row[];
-    return rows.map(toRecordedEvent);
+    return upToUnreadable(rows, toRecordedEvent);
   }
 
   #readLeanBatch(after: bigint, limit: number): RecordedEvent[] {
     if (this.#closed) return [];
     const rows = this.#readAllLean.all(Number(after), limit) as unknown as LeanRow[];
-    return rows.map((row) => toLeanRecordedEvent(row, this.#streamAndMetadataAt));
+    return upToUnreadable(rows, (row) => toLeanRecordedEvent(row, this.#streamAndMetadataAt));
   }
 
   subscribeToAll(options: SubscribeToAllOptions = {}): Subscription {
@@ -190,4 +190,18 @@ class SqliteEventStore implements EventStore {
     })();
     return this.#closing;
   }
+}
+
+/**
+ * A batch's events up to the first that cannot be read (UnreadableEventError): the events before it
+ * are handed over, and it throws as the first of the next batch.
+ */
+function upToUnreadable<R>(rows: readonly R[], toEvent: (row: R) => RecordedEvent): RecordedEvent[] {
+  const events: RecordedEvent[] = [];
+  try {
+    for (const row of rows) events.push(toEvent(row));
+  } catch (error) {
+    if (events.length === 0) throw error;
+  }
+  return events;
 }

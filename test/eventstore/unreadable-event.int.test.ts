@@ -1,6 +1,10 @@
 import path from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type EventStore, UnreadableEventError } from '../../src/application/ports/event-store.ts';
+import {
+  type EventStore,
+  type RecordedEvent,
+  UnreadableEventError,
+} from '../../src/application/ports/event-store.ts';
 import { seedDataDir } from '../../bench/seed.ts';
 import { rewriteEvent } from '../support/damage.ts';
 import { openDataDirStore } from '../support/seed-store.ts';
@@ -28,18 +32,21 @@ const open = async () => {
 };
 const file = () => path.join(temp.dir, 'events.sqlite');
 
-async function readAllOf(events: AsyncIterable<unknown>): Promise<unknown> {
+/** The positions read before the read failed, and its error. */
+async function readAllOf(events: AsyncIterable<RecordedEvent>): Promise<[bigint[], unknown]> {
+  const read: bigint[] = [];
   try {
-    for await (const _event of events);
-    return 'read to the end';
+    for await (const event of events) read.push(event.position);
+    return [read, 'read to the end'];
   } catch (error) {
-    return error;
+    return [read, error];
   }
 }
 
-it('stops reading every event at one whose data is not JSON, naming its position, stream, revision and type', async () => {
+it('reads every event up to one whose data is not JSON, then stops naming its position, stream, revision and type', async () => {
   rewriteEvent(file(), 5, 'data', '{not json');
-  const failure = await readAllOf((await open()).readAll());
+  const [read, failure] = await readAllOf((await open()).readAll());
+  expect(read).toEqual([1n, 2n, 3n, 4n]);
   expect(failure).toBeInstanceOf(UnreadableEventError);
   expect((failure as UnreadableEventError).message).toBe(
     "The event at position 5 (stream pet-4, revision 0, PetCreated) cannot be read: its data is not JSON (Expected property name or '}' in JSON at position 1 (line 1 column 2)). " +
@@ -50,7 +57,7 @@ it('stops reading every event at one whose data is not JSON, naming its position
 it('names the stream of such an event in a lean subscription too, which reads stream names only when asked', async () => {
   rewriteEvent(file(), 3, 'data', '[1,2]');
   const subscription = (await open()).subscribeToAll({ lean: true });
-  const failure = await readAllOf(subscription.batches());
+  const [, failure] = await readAllOf(subscription);
   await subscription.close();
   expect((failure as Error).message).toMatch(
     /^The event at position 3 \(stream pet-2, revision 0, PetCreated\) cannot be read: its data is an array, not a JSON object\. /,
