@@ -3,7 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import Negotiator from 'negotiator';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
-import { NotAcceptableError } from '../../shared/errors.ts';
+import { NotAcceptableError, ValidationError } from '../../shared/errors.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { memberRefusal } from '../json-body.ts';
@@ -61,12 +61,25 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       rankAccept(request);
+      if (request.method === 'GET') refuseGetMembers(request.query as Record<string, unknown>);
       if (request.method === 'POST' && (await tryFastPath(request, reply, request.body as string)))
         return reply;
       return handleWithYoga(yoga, request, reply);
     },
   });
   allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
+}
+
+/** GET's `variables` and `extensions` (JSON, the first of each as Yoga reads them) get a POST body's checks. */
+function refuseGetMembers(query: Record<string, unknown>): void {
+  for (const name of ['variables', 'extensions']) {
+    const value = query[name];
+    const text = Array.isArray(value) ? (value[0] as unknown) : value;
+    if (typeof text !== 'string') continue;
+    const refusal = memberRefusal(text);
+    if (refusal !== undefined)
+      throw new ValidationError(refusal.message.replace(/^The body/, `The ${name} parameter`), refusal.field);
+  }
 }
 
 /** What Yoga answers with: its result processors, of which only server-sent events stream a subscription. */

@@ -53,6 +53,23 @@ it('refuses variables that hold a member named __proto__ with 400 validation_fai
   expect(JSON.stringify(names.body)).not.toContain('"Proto"');
 });
 
+it('refuses GET variables that name a member twice, as it refuses such a POST body', async () => {
+  const params = new URLSearchParams({
+    query: 'query ($s: PetStatus) { pets(first: 1, status: $s) { edges { node { id } } } }',
+    variables: '{"s":"sold","s":"available"}',
+  });
+  const response = await fetch(`${server.endpoint}?${params}`);
+  expect([response.status, await response.json()]).toEqual([
+    400,
+    {
+      code: 'validation_failed',
+      message:
+        'The variables parameter names the member "s" twice in one object, which leaves its value open (RFC 8259 §4): send each member once.',
+      status: 400,
+    },
+  ]);
+});
+
 it('still answers a body that is not JSON in GraphQL’s own shape, though it repeats a name', async () => {
   const response = await fetch(server.endpoint, {
     method: 'POST',
