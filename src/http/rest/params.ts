@@ -34,13 +34,14 @@ export function singleHeader(request: FastifyRequest, name: string): string | un
 }
 
 /**
- * The body of an operation that takes none: absent, `null` or `{}`. A field is a 400, as on every
- * other route, rather than ignored: a client that sends one expects it to count. `what` names the
- * operation and says where its input goes instead ("removing a pet takes no fields (…)").
+ * The body of an operation that takes none: absent or `{}`. A field is a 400, as on every other
+ * route, rather than ignored: a client that sends one expects it to count; so is any JSON but an
+ * object (`null` included, as in a PATCH). `what` names the operation and says where its input
+ * goes instead ("removing a pet takes no fields (…)").
  */
 export function noFields(body: unknown, what: string): void {
-  if (body === undefined || body === null) return;
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) return;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationError(`The body must be empty or {}: ${what}.`);
   }
   const field = Object.keys(body)[0];

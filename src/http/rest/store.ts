@@ -111,8 +111,8 @@ function sendOrder(reply: FastifyReply, order: VersionedOrder): FastifyReply {
 
 /** The optional body of a cancellation: nothing, or `{"reason": "…"}`. */
 function cancelReason(body: unknown): string | undefined {
-  if (body === undefined || body === null) return undefined;
-  if (typeof body !== 'object' || Array.isArray(body)) {
+  if (body === undefined) return undefined;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ValidationError('The body must be a JSON object with an optional reason.');
   }
   const fields = Object.keys(body);

@@ -88,6 +88,21 @@ describe('the store over GraphQL', () => {
     });
   });
 
+  it.each(['completeOrder', 'cancelOrder'])(
+    'answers %s of id 0 with a typed ValidationError naming id',
+    async (field) => {
+      const data = await gql(
+        alice,
+        `mutation { ${field}(id: 0) { __typename ... on ValidationError { field message } } }`,
+      );
+      expect(data[field]).toEqual({
+        __typename: 'ValidationError',
+        field: 'id',
+        message: 'id must be an integer from 1 to 9223372036854775807.',
+      });
+    },
+  );
+
   it('cancels with expectedVersion, and refuses a stale one with a PreconditionFailedError', async () => {
     const order = await place(alice, await newPet());
     const cancel = `mutation($id: SafeInt!, $v: Int) { cancelOrder(id: $id, expectedVersion: $v, reason: "no") { ${RESULT} } }`;

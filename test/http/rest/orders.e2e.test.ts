@@ -134,6 +134,16 @@ describe('completing and cancelling', () => {
     expect((await send('POST', `/v1/store/orders/${order.id}/complete`, {})).statusCode).toBe(200);
   });
 
+  it.each(['complete', 'cancel'])(
+    'refuses a %s whose body is null with 400, as its schema is an object',
+    async (verb) => {
+      const order = await placed(await availablePet());
+      const response = await send('POST', `/v1/store/orders/${order.id}/${verb}`, null);
+      expect([response.statusCode, response.json().code]).toEqual([400, 'validation_failed']);
+      expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
+    },
+  );
+
   it('cancels an order with a reason: the pet is available again', async () => {
     const petId = await availablePet();
     const order = await placed(petId);

@@ -170,7 +170,7 @@ builder.mutationFields((t) => ({
     nullable: true,
     authScopes: { scope: 'orders:write' },
     description: 'Completes a placed order: the pet is sold.',
-    errors: { types: CLOSE_ERRORS, union: { name: 'CompleteOrderResult' } },
+    errors: { types: [ValidationError, ...CLOSE_ERRORS], union: { name: 'CompleteOrderResult' } },
     args: { id: t.arg({ type: SafeInt, required: true }), expectedVersion: t.arg.int() },
     resolve: async (_root, { id, expectedVersion }, { application, requestContext }) =>
       (
