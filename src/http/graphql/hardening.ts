@@ -47,6 +47,7 @@ export function hardeningPlugins(options: { introspection: boolean }): Plugin[] 
     }),
     // When the operation runs, with its variables: see cost.ts.
     costLimit(maxCost),
+    noProtoAlias,
   ];
   if (!hidesSuggestions(options)) return plugins;
   return [...plugins, noIntrospection, hideSuggestions];
@@ -76,6 +77,27 @@ export function hidesSuggestions(options: { introspection: boolean }): boolean {
 }
 
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);
+
+/**
+ * graphql-jit builds results as object literals, in which a member named `__proto__` sets the
+ * object's prototype instead: `{ inventory { __proto__: sold } }` answered without `sold`. No field
+ * can have that name (names starting with `__` are reserved); only an alias can.
+ */
+const noProtoAlias: Plugin = {
+  onValidate({ addValidationRule }) {
+    addValidationRule((context: ValidationContext): ASTVisitor => ({
+      Field(node: FieldNode) {
+        if (node.alias?.value !== '__proto__') return;
+        context.reportError(
+          createGraphQLError(
+            'The alias "__proto__" is refused: a result object cannot hold a member of that name. Choose another alias.',
+            { nodes: node },
+          ),
+        );
+      },
+    }));
+  },
+};
 
 /** Like graphql's NoSchemaIntrospectionCustomRule; `__typename` stays allowed. */
 const noIntrospection: Plugin = {

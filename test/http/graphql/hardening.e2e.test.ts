@@ -51,6 +51,16 @@ describe('query limits (OWASP API4)', () => {
     expect((await server.post(`{ ${aliases} }`)).body.errors).toBeUndefined();
   });
 
+  it('refuses the alias __proto__, which would drop its field from a result built as an object literal', async () => {
+    expect(await rejection('{ inventory { __proto__: sold pending } }')).toEqual([
+      {
+        message:
+          'The alias "__proto__" is refused: a result object cannot hold a member of that name. Choose another alias.',
+        code: 'GRAPHQL_VALIDATION_FAILED',
+      },
+    ]);
+  });
+
   it(`rejects more than ${GRAPHQL_LIMITS.maxTokens} tokens`, async () => {
     const fields = '__typename '.repeat(GRAPHQL_LIMITS.maxTokens);
     expect(await rejection(`{ ${fields} }`)).toEqual([
