@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cancelOrderCommand, completeOrderCommand } from '../../src/application/commands/close-order.ts';
 import { updatePetCommand } from '../../src/application/commands/update-pet.ts';
-import type { EventStore } from '../../src/application/ports/event-store.ts';
 import type { OrderReadModel, PetReadModel } from '../../src/application/ports/read-models.ts';
 import type { VersionedOrder } from '../../src/domain/orders.ts';
 import type { VersionedPet } from '../../src/domain/pets.ts';
 import { systemClock } from '../../src/shared/context.ts';
 import { PreconditionFailedError } from '../../src/shared/errors.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { storeWith } from '../support/store-with.ts';
 
 /**
  * Another process's write reaches this process's read models a moment later (`--workers`, or two
@@ -133,13 +133,7 @@ describe('closing an order whose pet the read model has not seen held yet', () =
     const pet = await availablePet();
     const { order } = await t.application.placeOrder({ petId: pet.id }, context);
     let closedMeanwhile = false;
-    const store: EventStore = {
-      appendToStream: (...args) => t.store.appendToStream(...args),
-      appendToStreams: (...args) => t.store.appendToStreams(...args),
-      readAll: (...args) => t.store.readAll(...args),
-      headPosition: () => t.store.headPosition(),
-      subscribeToAll: (...args) => t.store.subscribeToAll(...args),
-      close: () => t.store.close(),
+    const store = storeWith(t.store, {
       readStream: async (name, options) => {
         if (name === `pet-${pet.id}` && !closedMeanwhile) {
           closedMeanwhile = true; // another process completes the order between the two reads
@@ -147,7 +141,7 @@ describe('closing an order whose pet the read model has not seen held yet', () =
         }
         return t.store.readStream(name, options);
       },
-    };
+    });
     const close = cancelOrderCommand({
       store,
       orders: ordersWith(order),

@@ -10,6 +10,7 @@ import { buildApp } from '../../src/http/app.ts';
 import { openGuard } from '../../src/http/guard.ts';
 import { type Service, startService } from '../../src/service.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { storeWith } from '../support/store-with.ts';
 
 /**
  * The store under a switch: while `held`, the read models' subscription delivers nothing, so that
@@ -18,13 +19,7 @@ import { makeTempDir } from '../support/temp-dir.ts';
 function holdableStore(store: EventStore) {
   let release = Promise.withResolvers<void>();
   let held = false;
-  const holdable: EventStore = {
-    appendToStream: (...args) => store.appendToStream(...args),
-    appendToStreams: (...args) => store.appendToStreams(...args),
-    readStream: (...args) => store.readStream(...args),
-    readAll: (...args) => store.readAll(...args),
-    headPosition: () => store.headPosition(),
-    close: () => store.close(),
+  const holdable = storeWith(store, {
     subscribeToAll(options) {
       const subscription = store.subscribeToAll(options);
       return {
@@ -38,7 +33,7 @@ function holdableStore(store: EventStore) {
         close: () => subscription.close(),
       };
     },
-  };
+  });
   return {
     store: holdable,
     hold: () => {

@@ -9,6 +9,7 @@ import { readModelOperations } from '../../src/read-models/operations.ts';
 import { ProjectionGroup } from '../../src/read-models/runner.ts';
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { storeWith } from '../support/store-with.ts';
 
 type Seen = { seen: string[] };
 
@@ -59,13 +60,7 @@ async function append(...types: string[]): Promise<bigint> {
 /** The store, but a second subscription (a rebuild's) delivers nothing until `gate` resolves. */
 function rebuildsWaitFor(gate: Promise<void>): EventStore {
   let subscriptions = 0;
-  return {
-    appendToStream: (...args) => store.appendToStream(...args),
-    appendToStreams: (...args) => store.appendToStreams(...args),
-    readStream: (...args) => store.readStream(...args),
-    readAll: (...args) => store.readAll(...args),
-    headPosition: () => store.headPosition(),
-    close: () => store.close(),
+  return storeWith(store, {
     subscribeToAll(options) {
       const subscription = store.subscribeToAll(options);
       if (++subscriptions === 1) return subscription;
@@ -78,7 +73,7 @@ function rebuildsWaitFor(gate: Promise<void>): EventStore {
         close: () => subscription.close(),
       };
     },
-  };
+  });
 }
 
 async function started(projection: Projection<Seen>) {

@@ -8,6 +8,7 @@ import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { ProjectionGroup } from '../../src/read-models/runner.ts';
 import { capturedLogger } from '../support/log-lines.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { storeWith } from '../support/store-with.ts';
 
 let temp: ReturnType<typeof makeTempDir>;
 let store: EventStore;
@@ -38,15 +39,7 @@ function unreadable(failure: Error): EventStore {
     [Symbol.asyncIterator]: () => ({ next: () => Promise.reject(failure) }),
     close: async () => {},
   };
-  return {
-    appendToStream: (...args) => store.appendToStream(...args),
-    appendToStreams: (...args) => store.appendToStreams(...args),
-    readStream: (...args) => store.readStream(...args),
-    readAll: (...args) => store.readAll(...args),
-    headPosition: () => store.headPosition(),
-    close: () => store.close(),
-    subscribeToAll: () => failing,
-  };
+  return storeWith(store, { subscribeToAll: () => failing });
 }
 
 it('start() fails with the store’s error when the store cannot be read before the first catch-up', async () => {
@@ -65,8 +58,7 @@ it('logs a failure that repeats on every resubscription after the first catch-up
   let subscriptions = 0;
   let broken = false;
   const failing = unreadable(failure).subscribeToAll();
-  const flaky: EventStore = {
-    ...unreadable(failure),
+  const flaky = storeWith(store, {
     subscribeToAll: (options) => {
       subscriptions += 1;
       if (subscriptions > 1) return failing;
@@ -82,7 +74,7 @@ it('logs a failure that repeats on every resubscription after the first catch-up
         close: () => real.close(),
       };
     },
-  };
+  });
   const { logger, lines } = capturedLogger();
   const group = new ProjectionGroup({ store: flaky, logger, retryDelayMs: 5 });
   group.add(petListProjection);

@@ -10,6 +10,7 @@ import { ProjectionGroup, ProjectionRunner } from '../../src/read-models/runner.
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
 import { capturedLogger } from '../support/captured-logger.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
+import { storeWith } from '../support/store-with.ts';
 
 /** Counts events, and remembers every type it saw: enough to tell a rebuild from a snapshot. */
 function countingProjection(version: number): Projection<{ count: number; seen: string[] }> {
@@ -164,18 +165,12 @@ describe('ProjectionRunner', () => {
 describe('ProjectionGroup', () => {
   function countingSubscriptions(): { store: EventStore; count: () => number } {
     let subscriptions = 0;
-    const counted: EventStore = {
-      appendToStream: (...args) => store.appendToStream(...args),
-      appendToStreams: (...args) => store.appendToStreams(...args),
-      readStream: (...args) => store.readStream(...args),
-      readAll: (...args) => store.readAll(...args),
-      headPosition: () => store.headPosition(),
-      close: () => store.close(),
+    const counted = storeWith(store, {
       subscribeToAll: (options) => {
         subscriptions += 1;
         return store.subscribeToAll(options);
       },
-    };
+    });
     return { store: counted, count: () => subscriptions };
   }
 

@@ -7,6 +7,7 @@ import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { positionKey, SqliteTemporalIndex } from '../../src/read-models/temporal-index.ts';
 import { rewriteEvent } from '../support/damage.ts';
 import { capturedLogger } from '../support/log-lines.ts';
+import { storeWith } from '../support/store-with.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 const logger = pino({ level: 'silent' });
@@ -114,18 +115,12 @@ describe('SqliteTemporalIndex', () => {
     const { created, renamed } = await renamedPet();
     rewriteEvent(path.join(temp.dir, 'events.sqlite'), Number(created), 'metadata', 'null');
     let subscriptions = 0;
-    const counted: EventStore = {
-      appendToStream: (...args) => store.appendToStream(...args),
-      appendToStreams: (...args) => store.appendToStreams(...args),
-      readStream: (...args) => store.readStream(...args),
-      readAll: (...args) => store.readAll(...args),
-      headPosition: () => store.headPosition(),
-      close: () => store.close(),
+    const counted = storeWith(store, {
       subscribeToAll: (options) => {
         subscriptions += 1;
         return store.subscribeToAll(options);
       },
-    };
+    });
     const { logger: captured, lines } = capturedLogger();
     const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), counted, captured);
     index.start();

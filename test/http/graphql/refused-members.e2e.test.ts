@@ -12,15 +12,15 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** The body as given, not re-encoded: JSON.stringify could not repeat a member. */
+const postJson = (body: string) =>
+  fetch(server.endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+
 const CREATE = 'mutation ($input: NewPet!) { createPet(input: $input) { ... on Pet { name } } }';
 
 it('refuses variables that name a member twice with 400 validation_failed, creating nothing', async () => {
   const body = `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"name":"Rex","categoryId":1,"name":"Max"}}}`;
-  const response = await fetch(server.endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
+  const response = await postJson(body);
   expect([response.status, await response.json()]).toEqual([
     400,
     {
@@ -36,11 +36,7 @@ it('refuses variables that name a member twice with 400 validation_failed, creat
 
 it('refuses variables that hold a member named __proto__ with 400 validation_failed, creating nothing', async () => {
   const body = `{"query":${JSON.stringify(CREATE)},"variables":{"input":{"__proto__":{"x":1},"name":"Proto","categoryId":1}}}`;
-  const response = await fetch(server.endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body,
-  });
+  const response = await postJson(body);
   expect([response.status, await response.json()]).toEqual([
     400,
     {
@@ -71,11 +67,7 @@ it('refuses GET variables that name a member twice, as it refuses such a POST bo
 });
 
 it('still answers a body that is not JSON in GraphQL’s own shape, though it repeats a name', async () => {
-  const response = await fetch(server.endpoint, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{"query":"{ __typename }","query":',
-  });
+  const response = await postJson('{"query":"{ __typename }","query":');
   expect(response.status).toBe(400);
   expect(await response.json()).toEqual({
     errors: [expect.objectContaining({ message: expect.any(String) })],
