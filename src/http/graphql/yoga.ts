@@ -7,7 +7,7 @@ import type { Application } from '../../application/index.ts';
 import { requestContext } from '../request-context.ts';
 import type { GraphQLContext } from './builder.ts';
 import { isUnexpected, toClientError, useErrorTranslation } from './error-translation.ts';
-import { useGetParams } from './get-params.ts';
+import { useGetParams, useOperationNameType } from './get-params.ts';
 import { hardeningPlugins } from './hardening.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
 import { useScopeCacheRelease } from './scope-cache.ts';
@@ -52,6 +52,7 @@ export function createPetStoreYoga(options: YogaOptions) {
     // this order.
     plugins: [
       useGetParams(),
+      useOperationNameType(),
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
       useStorePosition(),

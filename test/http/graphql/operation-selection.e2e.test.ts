@@ -37,4 +37,23 @@ describe('a document with several operations', () => {
     }
     expect(server.testApp.application.listPets().pets.map((pet) => pet.id)).toEqual([1]);
   });
+
+  it('answers an operationName that is not a string with 400 BAD_REQUEST naming the parameter', async () => {
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DOCUMENT, operationName: 123 }),
+    });
+    expect([response.status, await response.json()]).toEqual([
+      400,
+      {
+        errors: [
+          {
+            message: 'Expected "operationName" param to be empty or a string, but given number.',
+            extensions: { code: 'BAD_REQUEST' },
+          },
+        ],
+      },
+    ]);
+  });
 });
