@@ -4,6 +4,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../application/por
 import type { RebuildStatus } from '../application/ports/read-models.ts';
 import { eventIdAt, ReadModel } from './read-model.ts';
 import { Rebuild } from './rebuild.ts';
+import { RetriedFailureLog } from './retried-failure-log.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
 export type ProjectionGroupOptions = {
@@ -134,7 +135,7 @@ export class ProjectionGroup {
 
   async #follow(): Promise<void> {
     const { store, logger, snapshotEveryEvents, retryDelayMs } = this.#options;
-    let lastFailure: string | undefined;
+    const failures = new RetriedFailureLog(logger, 'subscription failed: resubscribing from the checkpoint');
     while (!this.#stopped) {
       try {
         this.#subscription = store.subscribeToAll({
@@ -148,16 +149,12 @@ export class ProjectionGroup {
         for await (const batch of this.#subscription.batches()) {
           for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);
           this.#advance(batch[batch.length - 1]!.position);
-          lastFailure = undefined;
+          failures.succeeded();
         }
       } catch (error) {
         if (this.#stopped) return;
         if (!this.#caughtUp) return this.#failStart(error);
-        // Retried every second: a failure that repeats (an unreadable event) is logged once.
-        const message = error instanceof Error ? error.message : String(error);
-        if (message !== lastFailure)
-          logger.error({ err: error }, 'subscription failed: resubscribing from the checkpoint');
-        lastFailure = message;
+        failures.failed(error);
         await this.#subscription?.close().catch(() => {});
         await new Promise((resolve) => setTimeout(resolve, retryDelayMs ?? 1000));
       }

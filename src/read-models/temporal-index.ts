@@ -8,6 +8,7 @@ import {
 import type { AsOf, TemporalPetIndex } from '../application/ports/read-models.ts';
 import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pets.ts';
 import { openWalDatabase } from '../shared/sqlite-file.ts';
+import { RetriedFailureLog } from './retried-failure-log.ts';
 
 /**
  * The temporal index of pets: every version of every pet, with the range of store positions (and
@@ -72,12 +73,10 @@ export function positionKey(position: bigint): Uint8Array {
 export class SqliteTemporalIndex implements TemporalPetIndex {
   readonly #db: DatabaseSync;
   readonly #store: EventStore;
-  readonly #logger: Logger;
   readonly #statements: ReturnType<typeof prepare>;
   #checkpoint: bigint | undefined;
   #waiters: { position: bigint; resolve: () => void; reject: (error: Error) => void }[] = [];
-  /** The message of the last failure logged as an error: a failure that repeats is logged once. */
-  #lastFailure: string | undefined;
+  readonly #failures: RetriedFailureLog;
   #stopped = false;
   #following: Promise<void> | undefined;
   #subscription: ReturnType<EventStore['subscribeToAll']> | undefined;
@@ -89,7 +88,7 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
     this.#db = openWalDatabase(file, { synchronous: 'NORMAL', schema: SCHEMA });
     this.#statements = prepare(this.#db);
     this.#store = store;
-    this.#logger = logger;
+    this.#failures = new RetriedFailureLog(logger, 'temporal index: subscription failed, resubscribing');
     this.#checkpoint = this.#readCheckpoint();
   }
 
@@ -157,7 +156,7 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
         for await (const batch of this.#subscription.batches()) {
           for (let i = 0; i < batch.length; i += BATCH) {
             this.#apply(batch.slice(i, i + BATCH));
-            this.#lastFailure = undefined;
+            this.#failures.succeeded();
             await new Promise((resolve) => setImmediate(resolve)); // let requests in between
           }
           // Only a store that hands over, in one batch, what gathered since its last read gains from
@@ -174,15 +173,12 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   }
 
   /**
-   * Logs a failure of the subscription (once while it repeats: it is retried every second). An
-   * unreadable event stays so until the store is restored: whoever waits for the index to pass it
-   * is told why rather than kept waiting.
+   * Logs a failure of the subscription (see RetriedFailureLog). An unreadable event stays so until
+   * the store is restored: whoever waits for the index to pass it is told why rather than kept
+   * waiting.
    */
   #failed(error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    if (message !== this.#lastFailure)
-      this.#logger.error({ err: error }, 'temporal index: subscription failed, resubscribing');
-    this.#lastFailure = message;
+    this.#failures.failed(error);
     if (!(error instanceof UnreadableEventError)) return;
     const blocked = this.#waiters.filter((waiter) => waiter.position >= error.position);
     this.#waiters = this.#waiters.filter((waiter) => waiter.position < error.position);
