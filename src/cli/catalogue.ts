@@ -1,8 +1,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { pastTheStore } from '../application/queries/positions.ts';
-import { parseAsOf } from '../application/queries/time-travel.ts';
+import { parseAsOf, refusePastTheStore } from '../application/queries/time-travel.ts';
 import { loadConfig } from '../config.ts';
 import { validateStatus } from '../domain/pet-rules.ts';
 import { isAppError } from '../shared/errors.ts';
@@ -40,8 +39,7 @@ export async function run(args: string[]): Promise<void> {
   );
   try {
     const head = await store.headPosition();
-    if ('position' in at && at.position > (head ?? 0n))
-      throw pastTheStore('--as-of', at.position, head ?? 0n);
+    refusePastTheStore(at, head, '--as-of');
     index.start();
     if (head !== undefined) await index.waitFor(head);
     let after: number | undefined;

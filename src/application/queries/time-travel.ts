@@ -45,6 +45,11 @@ function isCalendarDate(date: string): boolean {
   return calendar.getUTCDate() === day;
 }
 
+/** An `asOf` position past the store's last event (`head`) was not given by this store: 400, naming `field`. */
+export function refusePastTheStore(at: AsOf, head: bigint | undefined, field: string): void {
+  if ('position' in at && at.position > (head ?? 0n)) throw pastTheStore(field, at.position, head ?? 0n);
+}
+
 export function timeTravelQueries(deps: { readonly store: EventStore; readonly index: TemporalPetIndex }) {
   /**
    * Waits for the index to include every event stored so far. A position past the last of them was
@@ -53,7 +58,7 @@ export function timeTravelQueries(deps: { readonly store: EventStore; readonly i
    */
   async function caughtUp(at: AsOf): Promise<void> {
     const head = await deps.store.headPosition();
-    if ('position' in at && at.position > (head ?? 0n)) throw pastTheStore('asOf', at.position, head ?? 0n);
+    refusePastTheStore(at, head, 'asOf');
     if (head === undefined) return;
     let timer: NodeJS.Timeout | undefined;
     const timedOut = new Promise<'timed out'>(

@@ -41,8 +41,8 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   const tryFastPath = fastPath(yoga, compiled);
 
   // Yoga answers malformed JSON in GraphQL's own shape, so it gets the body as text, unparsed. A
-  // body that names a member twice, or `__proto__`, gets REST's 400 (Yoga would keep the last, and
-  // pass `__proto__` on to the resolvers as a member of the input).
+  // body that names a member twice, or `__proto__`, gets REST's 400, as every body does (Yoga would
+  // keep the last of the two, and graphql-js answer `__proto__` as an unknown input field).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     let text: string;
