@@ -2,6 +2,7 @@ import { PET_NAME_MAX_LENGTH } from '../../../domain/pet-rules.ts';
 import { IdempotencyKeyReusedError, ValidationError } from '../../../shared/errors.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
+import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './idempotency-key.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
@@ -18,16 +19,6 @@ export const NewPet = builder.inputType('NewPet', {
     status: t.field({ type: PetStatus, description: 'Absent: the pet has no status.' }),
   }),
 });
-
-/** REST's Idempotency-Key header, as an argument of the mutations that create (createPet, placeOrder). */
-export const IDEMPOTENCY_KEY = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[0]) =>
-  t.arg.string({
-    description:
-      'REST’s Idempotency-Key: 1 to 255 visible ASCII characters (a UUID is ideal), scoped to your API ' +
-      'key and kept for IDEMPOTENCY_KEY_TTL_HOURS (24 by default). A retry with the same key and input returns the first answer and ' +
-      'changes nothing; the same key with another input is an IdempotencyKeyReusedError.',
-  });
-export const IDEMPOTENCY_ARGUMENTS = new Map([['Idempotency-Key', 'idempotencyKey']]);
 
 builder.mutationFields((t) => ({
   createPet: t.field({

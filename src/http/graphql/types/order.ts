@@ -19,7 +19,7 @@ import { accessWatch } from '../../access-watch.ts';
 import { liveStream } from '../live-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
-import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './new-pet.ts';
+import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './idempotency-key.ts';
 import { Pet } from './pet.ts';
 import { SafeInt } from './safe-int.ts';
 
