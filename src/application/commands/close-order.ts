@@ -6,8 +6,9 @@ import {
   type VersionedOrder,
 } from '../../domain/orders.ts';
 import type { RequestContext } from '../../shared/context.ts';
-import { isAppError, NotFoundError, PreconditionFailedError, ValidationError } from '../../shared/errors.ts';
+import { isAppError, PreconditionFailedError } from '../../shared/errors.ts';
 import { WrongExpectedRevisionError } from '../ports/event-store.ts';
+import { validateResourceId } from '../resource-id.ts';
 import { type ChangeOptions, fromReadModel, fromStream, unmetPrecondition } from './pet-stream.ts';
 import {
   appendOrderDecision,
@@ -109,11 +110,7 @@ async function closeOrder(
   throw new Error(`Order ${id} kept changing under ${MAX_ATTEMPTS} attempts to close it.`);
 }
 
+/** An order id as a client may send it (see `validateResourceId`). */
 export function validateOrderId(id: number | bigint): number {
-  const wide = typeof id === 'bigint' ? id : Number.isInteger(id) ? BigInt(id) : undefined;
-  if (wide === undefined || wide < 1n || wide > 2n ** 63n - 1n) {
-    throw new ValidationError(`orderId must be an integer from 1 to ${2n ** 63n - 1n}.`, 'orderId');
-  }
-  if (wide > BigInt(Number.MAX_SAFE_INTEGER)) throw new NotFoundError(`No order has the id ${wide}.`);
-  return Number(wide);
+  return validateResourceId(id, 'orderId', 'order');
 }

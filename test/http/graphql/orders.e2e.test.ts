@@ -98,7 +98,7 @@ describe('the store over GraphQL', () => {
       expect(data[field]).toEqual({
         __typename: 'ValidationError',
         field: 'id',
-        message: 'id must be an integer from 1 to 9223372036854775807.',
+        message: 'id must be an integer from 1 to 9007199254740991.',
       });
     },
   );

@@ -132,7 +132,7 @@ describe('Query.pet', () => {
       data: { pet: null },
       errors: [
         {
-          message: 'id must be an integer from 1 to 9223372036854775807.',
+          message: 'id must be an integer from 1 to 9007199254740991.',
           path: ['pet'],
           extensions: { code: 'validation_failed', field: 'id' },
         },
