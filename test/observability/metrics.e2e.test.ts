@@ -43,6 +43,9 @@ beforeAll(async () => {
     query: 'query ListPets { pets(first: 2) { edges { node { id } } } }',
   });
   await post('/graphql', enterprise, {
+    query: `query ${LONG_NAME} { pets(first: 1) { edges { node { id } } } }`,
+  });
+  await post('/graphql', enterprise, {
     query: 'mutation { createPet(input: {name: "Kit", categoryId: 2}) { __typename } }',
   });
   await atTheStartOfAMinute();
@@ -53,6 +56,9 @@ afterAll(async () => {
   await server?.kill();
   temp?.remove();
 });
+
+/** 101 characters, one past what an operation_name label may hold. */
+const LONG_NAME = `L${'o'.repeat(99)}g`;
 
 const delta = (name: string, labels: Record<string, string> = {}) =>
   moved(before, after, series(name, labels));
@@ -66,7 +72,7 @@ describe('metrics after real traffic', () => {
     expect(count('/v1/pets/:petId', 'GET', '404')).toBe(1);
     expect(count('/v1/pets', 'GET', '200')).toBe(61);
     expect(count('/v1/pets', 'GET', '429')).toBe(13);
-    expect(count('/graphql', 'POST', '200')).toBe(2);
+    expect(count('/graphql', 'POST', '200')).toBe(3);
   });
 
   it('never label a series with a raw URL', () => {
@@ -82,10 +88,15 @@ describe('metrics after real traffic', () => {
     expect(delta('graphql_operations_total', { operation_name: '', operation_type: 'mutation' })).toBe(1);
   });
 
+  it('count an operation whose name is longer than 100 characters as (other)', () => {
+    expect(delta('graphql_operations_total', { operation_name: '(other)', operation_type: 'query' })).toBe(1);
+    expect([...after.keys()].filter((series) => series.includes(LONG_NAME))).toEqual([]);
+  });
+
   it('count rate-limit decisions by plan: the free key allowed 60 a minute, then limited, then banned', () => {
     const decisions = (decision: string, plan: string) =>
       delta('petstore_rate_limit_decisions_total', { decision, plan });
-    expect(decisions('allowed', 'enterprise')).toBe(7);
+    expect(decisions('allowed', 'enterprise')).toBe(8);
     expect(decisions('allowed', 'free')).toBe(60);
     expect(decisions('limited', 'free')).toBe(10);
     expect(decisions('banned', 'free')).toBe(3);
