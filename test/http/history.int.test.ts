@@ -191,3 +191,87 @@ describe('Order.history in GraphQL', () => {
     ]);
   });
 });
+
+describe('petHistory and orderHistory in GraphQL', () => {
+  const nodes = (connection: { edges: { node: unknown }[] }) => connection.edges.map((edge) => edge.node);
+
+  it('petHistory answers a removed pet’s events, the same as REST', async () => {
+    const id = await petWithAPast();
+    const rest = (await service.send(auditor, 'GET', `/v1/pets/${id}/history`)).json() as unknown[];
+    const response = await service.send(auditor, 'POST', '/graphql', {
+      query:
+        'query($id: SafeInt!) { petHistory(id: $id) { edges { node { position revision type time actor { keyId name } requestId data } } } }',
+      variables: { id },
+    });
+    expect(response.json()).toEqual({ data: { petHistory: { edges: rest.map((node) => ({ node })) } } });
+  });
+
+  it('orderHistory answers an auditor the events of an order another key placed', async () => {
+    const petId = (
+      await service.send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+    ).json().id;
+    const order = (await service.send(shop.secret, 'POST', '/v1/store/orders', { petId })).json();
+    await service.send(shop.secret, 'POST', `/v1/store/orders/${order.id}/cancel`);
+    const response = await service.send(auditor, 'POST', '/graphql', {
+      query: 'query($id: SafeInt!) { orderHistory(id: $id) { edges { node { revision type } } } }',
+      variables: { id: order.id },
+    });
+    expect(nodes(response.json().data.orderHistory)).toEqual([
+      { revision: 0, type: 'OrderPlaced' },
+      { revision: 1, type: 'OrderCancelled' },
+    ]);
+  });
+
+  it('pages with first and after, as REST’s limit and after', async () => {
+    const id = await petWithAPast();
+    const query =
+      'query($id: SafeInt!, $after: String) { petHistory(id: $id, first: 2, after: $after) { edges { node { type } } pageInfo { hasNextPage endCursor } } }';
+    const first = (await service.send(auditor, 'POST', '/graphql', { query, variables: { id } })).json().data
+      .petHistory;
+    const second = (
+      await service.send(auditor, 'POST', '/graphql', {
+        query,
+        variables: { id, after: first.pageInfo.endCursor },
+      })
+    ).json().data.petHistory;
+    expect([nodes(first), first.pageInfo.hasNextPage, nodes(second), second.pageInfo.hasNextPage]).toEqual([
+      [{ type: 'PetCreated' }, { type: 'PetRenamed' }],
+      true,
+      [{ type: 'PetStatusChanged' }, { type: 'PetRemoved' }],
+      false,
+    ]);
+  });
+
+  it('petHistory is null with not_found for an id no pet had, as REST’s 404', async () => {
+    const response = await service.send(auditor, 'POST', '/graphql', {
+      query: '{ petHistory(id: 987654321) { edges { cursor } } }',
+    });
+    expect(response.json()).toEqual({
+      data: { petHistory: null },
+      errors: [
+        { message: 'No pet has the id 987654321.', path: ['petHistory'], extensions: { code: 'not_found' } },
+      ],
+    });
+  });
+
+  it('orderHistory refuses id 0 naming the argument', async () => {
+    const response = await service.send(auditor, 'POST', '/graphql', {
+      query: '{ orderHistory(id: 0) { edges { cursor } } }',
+    });
+    expect(response.json().errors[0]).toMatchObject({
+      message: 'id must be an integer from 1 to 9007199254740991.',
+      extensions: { code: 'validation_failed', field: 'id' },
+    });
+  });
+
+  it('refuses both to a key without audit:read', async () => {
+    const response = await service.send(shop.secret, 'POST', '/graphql', {
+      query: '{ petHistory(id: 1) { edges { cursor } } orderHistory(id: 1) { edges { cursor } } }',
+    });
+    expect(response.json()).toMatchObject({ data: { petHistory: null, orderHistory: null } });
+    expect(response.json().errors.map((error: { extensions: unknown }) => error.extensions)).toEqual([
+      { code: 'insufficient_scope' },
+      { code: 'insufficient_scope' },
+    ]);
+  });
+});

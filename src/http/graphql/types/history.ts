@@ -5,8 +5,13 @@ import { decodeCursor } from '../cursor.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { Order } from './order.ts';
 import { Pet } from './pet.ts';
+import { SafeInt } from './safe-int.ts';
 
-/** Pet.history and Order.history: REST's history routes, with the same data and the same scope. */
+/**
+ * REST's history routes, with the same data and the same scope: `petHistory(id)` and
+ * `orderHistory(id)` as they are (a removed pet's, any order's), and `Pet.history` and
+ * `Order.history` beside the pet or order a query reads.
+ */
 
 const JSONObject = builder.scalarType('JSONObject', {
   description: 'A JSON object, as the event recorded it.',
@@ -41,6 +46,8 @@ const HistoryConnection = exposedConnection(HistoryEvent, {
   edge: 'HistoryEdge',
 });
 const ARGUMENTS = new Map([['limit', 'first']]);
+const PET_ARGUMENTS = new Map([...ARGUMENTS, ['petId', 'id']]);
+const ORDER_ARGUMENTS = new Map([...ARGUMENTS, ['orderId', 'id']]);
 
 function historyConnection(page: HistoryPage) {
   return connection('history', page.events, page.nextAfter !== undefined, (event) => event.revision);
@@ -59,7 +66,8 @@ builder.objectField(Pet, 'history', (t) =>
     nullable: true,
     authScopes: { scope: 'audit:read' },
     description:
-      'Who changed this pet, when, and from what: every event of its stream, oldest first. Null, with an ' +
+      'Who changed this pet, when, and from what: every event of its stream, oldest first, also under ' +
+      'pet(id, asOf). Null, with an ' +
       'insufficient_scope error, for a key without audit:read: the pet (and a mutation that returned it) stays.',
     args: { first: t.arg.int(), after: t.arg.string() },
     resolve: async (pet, args, { application }) =>
@@ -81,6 +89,38 @@ builder.objectField(Order, 'history', (t) =>
     resolve: async (order, args, { application }) =>
       historyConnection(
         await withArgumentNames(ARGUMENTS, () => application.orderHistory(order.id, paging(args))),
+      ),
+  }),
+);
+
+builder.queryField('petHistory', (t) =>
+  t.field({
+    type: HistoryConnection,
+    nullable: true,
+    authScopes: { scope: 'audit:read' },
+    description:
+      'REST’s GET /v1/pets/{petId}/history: every event of the pet’s stream, oldest first, a removed pet’s ' +
+      'included. Null with not_found for an id no pet had.',
+    args: { id: t.arg({ type: SafeInt, required: true }), first: t.arg.int(), after: t.arg.string() },
+    resolve: async (_root, args, { application }) =>
+      historyConnection(
+        await withArgumentNames(PET_ARGUMENTS, () => application.petHistory(args.id, paging(args))),
+      ),
+  }),
+);
+
+builder.queryField('orderHistory', (t) =>
+  t.field({
+    type: HistoryConnection,
+    nullable: true,
+    authScopes: { scope: 'audit:read' },
+    description:
+      'REST’s GET /v1/store/orders/{orderId}/history: every event of the order’s stream, oldest first, ' +
+      'whichever key placed it. Null with not_found for an id no order had.',
+    args: { id: t.arg({ type: SafeInt, required: true }), first: t.arg.int(), after: t.arg.string() },
+    resolve: async (_root, args, { application }) =>
+      historyConnection(
+        await withArgumentNames(ORDER_ARGUMENTS, () => application.orderHistory(args.id, paging(args))),
       ),
   }),
 );
