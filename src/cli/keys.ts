@@ -175,10 +175,15 @@ async function rotate(store: EventStore, args: string[]): Promise<void> {
   const [keyId, extra] = positionals;
   if (keyId === undefined || extra !== undefined) throw new UsageError('keys rotate takes one key id');
   const graceMs = values.grace === undefined ? DEFAULT_GRACE_MS : durationOf(values.grace, '--grace');
-  const { key, secret } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());
+  const { key, secret, endedGraceMs } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());
   const until = new Date(key!.previousSecretValidUntilMs).toISOString();
+  // Only one old secret works at a time: an operator who promised clients the earlier one must hear it.
+  const ended =
+    endedGraceMs === undefined
+      ? ''
+      : ` The key an earlier rotation replaced, due to work until ${new Date(endedGraceMs).toISOString()}, stopped working now: only the last old key keeps a grace.`;
   process.stderr.write(
-    `Rotated ${describe(key!)}. The old key works until ${until}. Keep the new key now: it is not shown again.\n`,
+    `Rotated ${describe(key!)}. The old key works until ${until}.${ended} Keep the new key now: it is not shown again.\n`,
   );
   process.stdout.write(`${secret}\n`);
 }

@@ -127,6 +127,19 @@ it('rotates a key: the new secret alone on stdout, and both secrets work during 
   expect((await get(old)).status).toBe(200);
 });
 
+it('rotating again during a grace says the secret before the last one stops now, and it does', async () => {
+  const first = (await keys('create', '--plan', 'free', '--name', 'rotating twice')).stdout.trim();
+  const keyId = await latestKeyId();
+  const firstRotation = await keys('rotate', keyId, '--grace', '30d');
+  const graceEnd = /The old key works until (\S+)\./.exec(firstRotation.stderr)![1];
+  const second = await keys('rotate', keyId, '--grace', '1h');
+  expect(second.stderr).toContain(
+    `The key an earlier rotation replaced, due to work until ${graceEnd}, stopped working now: only the last old key keeps a grace.`,
+  );
+  expect(await within(1000, async () => (await get(first)).status === 401)).toBe(true);
+  expect((await get(firstRotation.stdout.trim())).status).toBe(200);
+});
+
 it('refuses an unknown scope with one line and exit code 2', async () => {
   const failure = await keys('create', '--plan', 'free', '--scopes', 'pets:read,pets:eat').catch(
     (error: { code: number; stderr: string }) => error,

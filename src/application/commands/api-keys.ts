@@ -97,20 +97,25 @@ export function changeApiKeyScopes(
 
 /**
  * A new secret for the key, returned here once; the old secret keeps working for `graceMs`. The key
- * keeps its id, plan, scopes and rate-limit counters.
+ * keeps its id, plan, scopes and rate-limit counters. Only the secret just replaced has a grace: one
+ * an earlier rotation replaced stops now, and `endedGraceMs` says until when it had been promised.
  */
 export async function rotateApiKey(
   deps: KeyCommandDependencies,
   keyId: string,
   graceMs: number,
   context: RequestContext,
-): Promise<KeyChange & { readonly secret: string }> {
+): Promise<KeyChange & { readonly secret: string; readonly endedGraceMs: number | undefined }> {
   const { secret } = generateApiKey();
   const secretHash = hashApiKey(secret);
-  const change = await changeKey(deps, keyId, context, (state, now) => [
-    decideRotateApiKey(state, keyId, secretHash, graceMs, now),
-  ]);
-  return { ...change, secret };
+  let endedGraceMs: number | undefined;
+  const change = await changeKey(deps, keyId, context, (state, now) => {
+    const running =
+      state?.previousSecretHash !== undefined && state.previousSecretValidUntilMs > now.getTime();
+    endedGraceMs = running ? state.previousSecretValidUntilMs : undefined;
+    return [decideRotateApiKey(state, keyId, secretHash, graceMs, now)];
+  });
+  return { ...change, secret, endedGraceMs };
 }
 
 /**
