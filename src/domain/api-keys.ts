@@ -2,7 +2,7 @@ import { NotFoundError, ValidationError } from '../shared/errors.ts';
 import { ApiKeyRevokedError } from '../shared/auth-errors.ts';
 import { type Limits, type Plan, resolveLimits } from './plans.ts';
 import { DEFAULT_SCOPES, type Scope, validateScopes } from './scopes.ts';
-import { validateFreeText } from './text.ts';
+import { isBlank, validateFreeText } from './text.ts';
 
 /**
  * The API-key aggregate, pure: `decide*` turn a command and the key's state into events, and
@@ -319,6 +319,11 @@ function existing(state: ApiKey | undefined, keyId: string): ApiKey {
   return state;
 }
 
+/** No name at all is allowed (the empty default); a name that shows nothing would pass for one. */
 function validateName(name: string): string {
-  return validateFreeText(name, 'name', API_KEY_NAME_MAX_LENGTH);
+  const text = validateFreeText(name, 'name', API_KEY_NAME_MAX_LENGTH);
+  if (text !== '' && isBlank(text)) {
+    throw new ValidationError('name must show something, or be left out.', 'name');
+  }
+  return text;
 }

@@ -96,6 +96,12 @@ describe('issuing', () => {
     );
   });
 
+  it.each([['   '], ['\u200b']])('refuses a name that shows nothing (%j), as pet names are', (name) => {
+    expect(() => decideIssueApiKey({ plan: 'free', name }, { keyId: 'k', secretHash: 'h' }, NOW)).toThrow(
+      'name must show something, or be left out.',
+    );
+  });
+
   it('keeps a name in NFC', () => {
     const event = decideIssueApiKey(
       { plan: 'free', name: 'Cafe\u0301' },
