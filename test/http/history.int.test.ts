@@ -192,6 +192,20 @@ describe('Order.history in GraphQL', () => {
   });
 });
 
+describe('the after of a history', () => {
+  it('past the largest revision is a 400 stating the range', async () => {
+    const response = await service.send(auditor, 'GET', '/v1/pets/1/history?after=99999999999999999999');
+    expect([response.statusCode, response.json()]).toEqual([
+      400,
+      {
+        code: 'validation_failed',
+        message: 'after must be a revision: an integer from 0 to 9007199254740991.',
+        status: 400,
+      },
+    ]);
+  });
+});
+
 describe('petHistory and orderHistory in GraphQL', () => {
   const nodes = (connection: { edges: { node: unknown }[] }) => connection.edges.map((edge) => edge.node);
 

@@ -77,7 +77,10 @@ export function entry(event: RecordedEvent, keys: Pick<ApiKeyReadModel, 'byId'>)
 function validateRevisionCursor(after: number | undefined): number | undefined {
   if (after === undefined) return undefined;
   if (!Number.isSafeInteger(after) || after < 0) {
-    throw new ValidationError('after must be a revision: an integer of at least 0.', 'after');
+    throw new ValidationError(
+      `after must be a revision: an integer from 0 to ${Number.MAX_SAFE_INTEGER}.`,
+      'after',
+    );
   }
   return after;
 }

@@ -22,7 +22,7 @@ export function validateLimit(limit: number | undefined): number {
 export function validateAfter(after: number | undefined, what: string): number | undefined {
   if (after === undefined) return undefined;
   if (!Number.isSafeInteger(after) || after < 0 || after > MAX_ID) {
-    throw new ValidationError(`after must be ${what} id: an integer of at least 0.`, 'after');
+    throw new ValidationError(`after must be ${what} id: an integer from 0 to ${MAX_ID}.`, 'after');
   }
   return after;
 }
