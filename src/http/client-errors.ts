@@ -13,6 +13,8 @@ import { UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
  * arrive). They get the spec's Error body, a fresh X-Request-Id (theirs cannot be read) under
  * which the refusal is logged at debug level, and `Connection: close`. They carry no rate-limit
  * headers and are not counted: the key is unknown, and so is the client when a proxy is in front.
+ * The log line names the parser's code and reason alone, never the error itself: it carries the
+ * raw bytes read (`rawPacket`), which hold the client's Authorization header and can exceed 16 KiB.
  *
  * The parser keeps reporting an error for every later chunk of the same connection, so only the
  * first is answered. As after an answer sent before the body (see unread-body.ts), the close
@@ -37,7 +39,10 @@ export function clientErrorHandler(limits: UnreadBodyLimits = UNREAD_BODY_LIMITS
     }
     const refusal = translate(error);
     const requestId = randomUUID();
-    this.log.debug({ requestId, err: error, status: refusal.status }, 'request refused by the HTTP parser');
+    this.log.debug(
+      { requestId, status: refusal.status, code: error.code, reason: error.reason },
+      'request refused by the HTTP parser',
+    );
     answered.set(socket, socket.bytesRead);
     socket.end(rawResponse(refusal, requestId));
     const timer = setTimeout(() => socket.destroy(), limits.lingerMs);

@@ -1,4 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
 
@@ -9,9 +12,20 @@ import { controlledClock, type GuardedApp, startGuardedApp } from '../support/gu
 
 let service: GuardedApp;
 let port: number;
+/** What the service logged, at debug level, as parsed JSON lines. */
+const logLines: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
-  service = await startGuardedApp({ clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)) });
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+      callback();
+    },
+  });
+  service = await startGuardedApp({
+    clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)),
+    logger: pino({ level: 'debug' }, stream),
+  });
   await service.app.listen({ port: 0, host: '127.0.0.1' });
   port = (service.app.server.address() as { port: number }).port;
 });
@@ -123,6 +137,28 @@ describe('a request the HTTP parser refuses', () => {
       `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
     expect(Object.keys(response.headers).filter((name) => name.includes('ratelimit'))).toEqual([]);
+  });
+
+  it('logs the parser code and reason under the request id, never the raw bytes with the Authorization header', async () => {
+    const secret = `psk_${randomUUID()}`;
+    const response = await sendRaw(
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    const requestId = response.headers['x-request-id'];
+    expect(logLines.filter((line) => line.requestId === requestId)).toEqual([
+      {
+        level: 20,
+        time: expect.any(Number),
+        pid: process.pid,
+        hostname: expect.any(String),
+        requestId,
+        status: 431,
+        code: 'HPE_HEADER_OVERFLOW',
+        reason: 'Header overflow',
+        msg: 'request refused by the HTTP parser',
+      },
+    ]);
+    expect(JSON.stringify(logLines)).not.toContain(secret);
   });
 
   it('reaches a real client that sends a 5 MB body after headers over the limit', async () => {
