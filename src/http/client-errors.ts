@@ -38,13 +38,13 @@ export function clientErrorHandler(limits: UnreadBodyLimits = UNREAD_BODY_LIMITS
       return;
     }
     const refusal = translate(error);
-    const requestId = randomUUID();
+    const reqId = randomUUID();
     this.log.debug(
-      { requestId, status: refusal.status, code: error.code, reason: error.reason },
+      { reqId, status: refusal.status, code: error.code, reason: error.reason },
       'request refused by the HTTP parser',
     );
     answered.set(socket, socket.bytesRead);
-    socket.end(rawResponse(refusal, requestId));
+    socket.end(rawResponse(refusal, reqId));
     const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
     timer.unref();
     socket.once('close', () => clearTimeout(timer));
@@ -82,13 +82,13 @@ function responseInFlight(socket: Socket): boolean {
   return (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
 }
 
-function rawResponse(error: AppError, requestId: string): string {
+function rawResponse(error: AppError, reqId: string): string {
   const body = JSON.stringify(errorBody(error));
   return (
     `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status]}\r\n` +
     'Content-Type: application/json; charset=utf-8\r\n' +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-    `X-Request-Id: ${requestId}\r\n` +
+    `X-Request-Id: ${reqId}\r\n` +
     'Connection: close\r\n\r\n' +
     body
   );
@@ -110,14 +110,14 @@ export function refuseUnmetExpectations(app: FastifyInstance): void {
       417,
       'This server meets no expectation but 100-continue: send the request without that Expect header.',
     );
-    const requestId = randomUUID();
-    app.log.debug({ requestId, expect: request.headers.expect }, 'request refused: unmet Expect');
+    const reqId = randomUUID();
+    app.log.debug({ reqId, expect: request.headers.expect }, 'request refused: unmet Expect');
     const body = JSON.stringify(errorBody(refusal));
     response.shouldKeepAlive = false;
     response.writeHead(417, {
       'Content-Type': 'application/json; charset=utf-8',
       'Content-Length': Buffer.byteLength(body),
-      'X-Request-Id': requestId,
+      'X-Request-Id': reqId,
     });
     response.end(body);
   };

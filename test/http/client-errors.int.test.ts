@@ -139,19 +139,19 @@ describe('a request the HTTP parser refuses', () => {
     expect(Object.keys(response.headers).filter((name) => name.includes('ratelimit'))).toEqual([]);
   });
 
-  it('logs the parser code and reason under the request id, never the raw bytes with the Authorization header', async () => {
+  it('logs the parser code and reason under reqId, the X-Request-Id, never the raw bytes with the Authorization header', async () => {
     const secret = `psk_${randomUUID()}`;
     const response = await sendRaw(
       `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`,
     );
-    const requestId = response.headers['x-request-id'];
-    expect(logLines.filter((line) => line.requestId === requestId)).toEqual([
+    const reqId = response.headers['x-request-id'];
+    expect(logLines.filter((line) => line.reqId === reqId)).toEqual([
       {
         level: 20,
         time: expect.any(Number),
         pid: process.pid,
         hostname: expect.any(String),
-        requestId,
+        reqId,
         status: 431,
         code: 'HPE_HEADER_OVERFLOW',
         reason: 'Header overflow',
@@ -218,6 +218,26 @@ describe('Host and Expect, which Node would answer with an empty body', () => {
     });
     expect(response.headers['x-request-id']).toMatch(UUID);
     expect(response.headers.connection).toBe('close');
+  });
+
+  it('logs the refused Expect under reqId, the X-Request-Id it answered with', async () => {
+    const response = await sendRaw(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: the-moon\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    const reqId = response.headers['x-request-id'];
+    expect(
+      logLines.filter((line) => line.msg === 'request refused: unmet Expect' && line.reqId === reqId),
+    ).toEqual([
+      {
+        level: 20,
+        time: expect.any(Number),
+        pid: process.pid,
+        hostname: expect.any(String),
+        reqId,
+        expect: 'the-moon',
+        msg: 'request refused: unmet Expect',
+      },
+    ]);
   });
 
   it('answers an Expect that lists another expectation beside 100-continue with 417, and no 100 Continue', async () => {
