@@ -17,7 +17,7 @@ import { orderReadModel } from './read-models/order-read-model.ts';
 import { petReadModel } from './read-models/pet-read-model.ts';
 import { readModelOperations } from './read-models/operations.ts';
 import { ProjectionGroup } from './read-models/runner.ts';
-import { SqliteTemporalIndex } from './read-models/temporal-index.ts';
+import { openTemporalIndex } from './read-models/temporal-index-file.ts';
 import { dataDirSnapshots } from './read-models/snapshot-file.ts';
 import { type Clock, systemClock } from './shared/context.ts';
 
@@ -100,7 +100,7 @@ export async function startService(
       ? undefined
       : (await import('./rate-limits/redis.ts')).connectRateLimitRedis(config.redisUrl, logger);
   const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
-  const temporal = new SqliteTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, logger);
+  const temporal = openTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, logger);
   const application = createApplication({
     store,
     pets,

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { pino } from 'pino';
+import { type Logger, pino } from 'pino';
 import { parseAsOf, refusePastTheStore } from '../application/queries/time-travel.ts';
 import { loadConfig } from '../config.ts';
 import { validateStatus } from '../domain/pet-rules.ts';
 import { isAppError } from '../shared/errors.ts';
-import { SqliteTemporalIndex } from '../read-models/temporal-index.ts';
+import { openTemporalIndex } from '../read-models/temporal-index-file.ts';
 import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -32,11 +32,13 @@ export async function run(args: string[]): Promise<void> {
   }
   const config = loadConfig(process.env);
   const store = await openCliStore(config, 'catalogue', 'must-exist');
-  const index = new SqliteTemporalIndex(
-    path.join(config.dataDir, 'temporal-index.sqlite'),
-    store,
-    pino({ level: 'silent' }),
-  );
+  let index;
+  try {
+    index = openTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, warnings());
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
   try {
     const head = await store.headPosition();
     refusePastTheStore(at, head, '--as-of');
@@ -63,4 +65,20 @@ export async function run(args: string[]): Promise<void> {
     await index.stop();
     await store.close();
   }
+}
+
+/**
+ * The index's warnings (a damaged file set aside) as lines on stderr. Its errors (a subscription
+ * that failed and is retried) stay quiet: a failure that stops the catalogue is reported once, by
+ * the command.
+ */
+function warnings(): Logger {
+  const WARN = 40;
+  const stderr = {
+    write(line: string) {
+      const { level, msg } = JSON.parse(line) as { level: number; msg: string };
+      if (level === WARN) process.stderr.write(`petstore catalogue: ${msg}\n`);
+    },
+  };
+  return pino({ level: 'warn', base: null, timestamp: false }, stderr);
 }

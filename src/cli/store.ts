@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { EventStore } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
+import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
 import { CommandFailure } from './usage-error.ts';
 
 /**
@@ -94,14 +95,30 @@ const SQLITE_FAILURES: Record<number, string> = {
   26: 'it is not a SQLite database',
 };
 
-/** The one-line explanation of a store that cannot be used, or undefined for another failure. */
+/**
+ * The one-line explanation of a store that cannot be used, or undefined for another failure. The
+ * temporal index, a file derived from the store, is named as itself: restoring the store from a
+ * backup would lose every event since, and would not mend the index.
+ */
 export function storeFailure(error: unknown): CommandFailure | undefined {
+  if (error instanceof TemporalIndexFileError) {
+    return new CommandFailure(
+      `${error.message}: ${sqliteReason(error.cause) ?? reason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
+      { cause: error },
+    );
+  }
+  const what = sqliteReason(error);
+  if (what === undefined) return undefined;
+  return new CommandFailure(
+    `cannot use the event store ${described}: ${what}. Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    { cause: error },
+  );
+}
+
+/** What SQLite's error says of the file, with SQLite's own words; undefined for another failure. */
+function sqliteReason(error: unknown): string | undefined {
   const { code, errcode, errstr } = (error ?? {}) as { code?: unknown; errcode?: unknown; errstr?: unknown };
   if (code !== 'ERR_SQLITE_ERROR' || typeof errcode !== 'number') return undefined;
   const what = SQLITE_FAILURES[errcode & 0xff];
-  if (what === undefined) return undefined;
-  return new CommandFailure(
-    `cannot use the event store ${described}: ${what} (SQLite: ${String(errstr)}). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
-    { cause: error },
-  );
+  return what === undefined ? undefined : `${what} (SQLite: ${String(errstr)})`;
 }

@@ -20,14 +20,19 @@ export function openWalDatabase(
 ): DatabaseSync {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
-  // First, so that a process opening the file while another sets it up waits instead of failing.
-  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  // Where waiting could deadlock, SQLite answers SQLITE_BUSY at once instead of calling the busy
-  // handler: switching a new file to WAL while another process sets it up is such a case.
-  retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
-  db.exec(`PRAGMA synchronous = ${options.synchronous}`);
-  retryWhileBusy(() => db.exec(options.schema));
-  return db;
+  try {
+    // First, so that a process opening the file while another sets it up waits instead of failing.
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // Where waiting could deadlock, SQLite answers SQLITE_BUSY at once instead of calling the busy
+    // handler: switching a new file to WAL while another process sets it up is such a case.
+    retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'));
+    db.exec(`PRAGMA synchronous = ${options.synchronous}`);
+    retryWhileBusy(() => db.exec(options.schema));
+    return db;
+  } catch (error) {
+    db.close(); // a damaged file is not left open (it may be renamed aside and opened anew)
+    throw error;
+  }
 }
 
 /**

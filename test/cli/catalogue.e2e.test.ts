@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
@@ -99,5 +100,45 @@ it('ends with the reason and exit code 1, instead of waiting forever, at an even
     ]);
   } finally {
     damaged.remove();
+  }
+});
+
+it('sets a damaged temporal index aside and rebuilds it from the events, saying so, instead of blaming the store', async () => {
+  const damaged = makeTempDir();
+  try {
+    await seedDataDir(damaged.dir, 3);
+    const index = path.join(damaged.dir, 'temporal-index.sqlite');
+    writeFileSync(index, Buffer.alloc(8192, 7));
+    const { code, stdout, stderr } = await runPetstore(['catalogue', '--as-of', '4'], {
+      env: { PETSTORE_DATA_DIR: damaged.dir },
+      timeoutMs: 20_000,
+    });
+    const aside = readdirSync(damaged.dir).find((name) => name.startsWith('temporal-index.sqlite.damaged-'));
+    expect([code, stdout.trim().split('\n').length, stderr.trimEnd().split('\n')[1]]).toEqual([
+      0,
+      3,
+      `petstore catalogue: the temporal index ${index} is damaged (file is not a database): moved it to ${path.join(damaged.dir, aside!)}; rebuilding it from the events`,
+    ]);
+  } finally {
+    damaged.remove();
+  }
+});
+
+it('names a temporal index it cannot open, and says to delete it, with exit code 1', async () => {
+  const blocked = makeTempDir();
+  try {
+    await seedDataDir(blocked.dir, 3);
+    const index = path.join(blocked.dir, 'temporal-index.sqlite');
+    mkdirSync(index);
+    const { code, stderr } = await runPetstore(['catalogue', '--as-of', '4'], {
+      env: { PETSTORE_DATA_DIR: blocked.dir },
+      timeoutMs: 20_000,
+    });
+    expect([code, stderr.trimEnd().split('\n')[1]]).toEqual([
+      1,
+      `petstore catalogue: cannot use the temporal index ${index}: it cannot be opened (SQLite: unable to open database file). It is derived from the events: delete it to rebuild it.`,
+    ]);
+  } finally {
+    blocked.remove();
   }
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -115,6 +115,17 @@ describe('petstore start refuses, in one line', () => {
     expect(code).toBe(1);
     expect(failureLines(stderr)[1]).toBe(
       `petstore start: cannot use the event store ${dir}/events.sqlite: it is damaged (SQLite: database disk image is malformed). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    );
+  });
+
+  it('a temporal index it cannot open, naming that file and not the event store', async () => {
+    const dir = dataDir();
+    await seedDataDir(dir, 1);
+    mkdirSync(path.join(dir, 'temporal-index.sqlite'));
+    const { code, stderr } = await start('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: cannot use the temporal index ${dir}/temporal-index.sqlite: it cannot be opened (SQLite: unable to open database file). It is derived from the events: delete it to rebuild it.`,
     );
   });
 
