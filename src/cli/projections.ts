@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
@@ -8,8 +9,8 @@ import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { PROJECTIONS } from '../service.ts';
 import { adminClient } from './admin-client.ts';
 import { type ProgressFigures, progressReporter } from './progress.ts';
-import { openCliStore } from './store.ts';
-import { UsageError } from './usage-error.ts';
+import { failureReason, openCliStore } from './store.ts';
+import { CommandFailure, UsageError } from './usage-error.ts';
 
 const NAMES = PROJECTIONS.map((projection) => projection.name);
 
@@ -71,12 +72,24 @@ async function offline(config: ReturnType<typeof loadConfig>, command: string): 
       await rebuildOffline(store, snapshots, projection(name), logger, (progress) => {
         last = progressFigures(progress);
         onProgress(last);
+      }).catch((error: unknown) => {
+        throw snapshotFailure(path.join(config.dataDir, 'snapshots', `${name}.snapshot`), error);
       });
       return { ...(last ?? { events: 0, eventsPerSecond: 0 }), position: '1', target: '1', etaSeconds: 0 };
     },
     verify: (name) => verifyOffline(store, snapshots, projection(name), logger),
     close: () => store.close(),
   };
+}
+
+/** A snapshot file that could not be written, in one line: which, and why (and where, if elsewhere). */
+function snapshotFailure(file: string, error: unknown): unknown {
+  const { syscall, path: failed } = error as NodeJS.ErrnoException;
+  if (syscall === undefined) return error; // not the file system's: reading the store, say
+  const where = failed === undefined || failed === file ? '' : ` (${failed})`;
+  return new CommandFailure(`cannot write the snapshot ${file}: ${failureReason(error)}${where}`, {
+    cause: error,
+  });
 }
 
 async function rebuild(operator: Operator, name: string): Promise<void> {

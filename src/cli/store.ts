@@ -66,7 +66,9 @@ export function ensureDataDir(dir: string): void {
     for (const level of missing) mkdirSync(level);
     accessSync(dir, constants.W_OK | constants.X_OK);
   } catch (error) {
-    throw new CommandFailure(`cannot use ${dir} as the data directory: ${reason(error)}`, { cause: error });
+    throw new CommandFailure(`cannot use ${dir} as the data directory: ${failureReason(error)}`, {
+      cause: error,
+    });
   }
 }
 
@@ -80,7 +82,8 @@ const REASONS: Record<string, string> = {
   EEXIST: 'a file is in the way',
 };
 
-function reason(error: unknown): string {
+/** Why a file operation failed, in words (the message of an error without a known code). */
+export function failureReason(error: unknown): string {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   return REASONS[code] ?? (error instanceof Error ? error.message : String(error));
 }
@@ -103,7 +106,7 @@ const SQLITE_FAILURES: Record<number, string> = {
 export function storeFailure(error: unknown): CommandFailure | undefined {
   if (error instanceof TemporalIndexFileError) {
     return new CommandFailure(
-      `${error.message}: ${sqliteReason(error.cause) ?? reason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
+      `${error.message}: ${sqliteReason(error.cause) ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
       { cause: error },
     );
   }

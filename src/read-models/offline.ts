@@ -34,7 +34,7 @@ export function offlineStatus(
   );
 }
 
-/** Folds every event into a new read model and saves it as the projection's snapshot. */
+/** Folds every event into a new read model and saves it as the projection's snapshot; rejects if it cannot. */
 export async function rebuildOffline<State>(
   store: EventStore,
   snapshots: SnapshotStore,
@@ -56,7 +56,7 @@ export async function rebuildOffline<State>(
     },
     caughtUp: (model) => model,
   });
-  await fresh.saveSnapshot();
+  await fresh.writeSnapshot();
   return { events, checkpoint: fresh.checkpoint };
 }
 

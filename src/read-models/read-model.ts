@@ -194,8 +194,18 @@ export class ReadModel<State> {
   /**
    * Saves the state as it is now (its parts are taken synchronously, then written a chunk at a
    * time). Never while an earlier version's read model is served: that snapshot stays as it was.
+   * A snapshot that cannot be written is logged: the read model serves on without it.
    */
   async saveSnapshot(): Promise<void> {
+    try {
+      await this.writeSnapshot();
+    } catch (error) {
+      this.#logger.error({ err: error, projection: this.projection.name }, 'could not save the snapshot');
+    }
+  }
+
+  /** As saveSnapshot, but rejects when the snapshot cannot be written: for a caller that wants it. */
+  async writeSnapshot(): Promise<void> {
     await this.#snapshotting;
     if (this.#snapshots === undefined || this.#checkpoint === undefined || this.#eventsSinceSnapshot === 0)
       return;
@@ -211,10 +221,6 @@ export class ReadModel<State> {
       checkpoint: this.#checkpoint.toString(),
       checkpointEventId: this.#checkpointEventId,
     };
-    try {
-      await this.#snapshots.save(meta, this.projection.toSnapshot(this.#state));
-    } catch (error) {
-      this.#logger.error({ err: error, projection: name }, 'could not save the snapshot');
-    }
+    await this.#snapshots.save(meta, this.projection.toSnapshot(this.#state));
   }
 }

@@ -94,6 +94,24 @@ describe('on the store and snapshot files alone', () => {
     });
   });
 
+  it('rebuild: exits 1 naming the snapshot and why, when it cannot be written', async () => {
+    const blocked = makeTempDir();
+    try {
+      const store = openDataDirStore(blocked.dir);
+      await seedPets(store, 3);
+      await store.close();
+      writeFileSync(path.join(blocked.dir, 'snapshots'), 'a file in the way');
+      const { code, stdout, stderr } = await petstore(blocked.dir, ['projections', 'rebuild', 'pet-list']);
+      expect([code, stdout, stderr.trimEnd().split('\n').at(-1)]).toEqual([
+        1,
+        '',
+        `petstore projections rebuild: cannot write the snapshot ${blocked.dir}/snapshots/pet-list.snapshot: a file is in the way (${blocked.dir}/snapshots)`,
+      ]);
+    } finally {
+      blocked.remove();
+    }
+  });
+
   it('verify: the snapshot is what a fresh fold gives', async () => {
     const { code, stdout } = await projections(['verify', 'pet-list']);
     expect(code).toBe(0);
