@@ -1,5 +1,6 @@
 import ms from 'ms';
 import { type ApiKey, isBanned, isExpired } from '../domain/api-keys.ts';
+import { isCalendarDate } from '../shared/calendar-date.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The command-line options of `petstore keys`, parsed into what the key commands take. */
@@ -56,9 +57,11 @@ export function expiryOf(
     return time;
   }
   if (expiresAt === undefined) return undefined;
-  const time = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(expiresAt)
-    ? new Date(expiresAt)
-    : undefined;
+  const time =
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(expiresAt) &&
+    isCalendarDate(expiresAt.slice(0, 10))
+      ? new Date(expiresAt)
+      : undefined;
   if (time === undefined || Number.isNaN(time.getTime())) {
     throw new UsageError('--expires-at must be an RFC 3339 time, such as 2027-01-31T00:00:00Z');
   }

@@ -194,6 +194,23 @@ it('refuses an --expires-in too long for a date, saying so rather than that it i
   );
 });
 
+it('refuses an --expires-at on a day its month does not have, instead of moving it into the next month', async () => {
+  const failures = await Promise.all(
+    ['2027-02-30T00:00:00Z', '2027-04-31T00:00:00Z'].map((date) =>
+      keys('create', '--plan', 'free', '--expires-at', date).then(
+        () => ({ code: 0, stderr: '' }),
+        (error: { code: number; stderr: string }) => error,
+      ),
+    ),
+  );
+  expect(failures.map((failure) => [failure.code, failure.stderr.split('\n')[1]])).toEqual(
+    Array(2).fill([
+      2,
+      'petstore keys create: --expires-at must be an RFC 3339 time, such as 2027-01-31T00:00:00Z',
+    ]),
+  );
+});
+
 it('refuses custom limits on a plan other than enterprise', async () => {
   const failure = await keys('create', '--plan', 'free', '--per-minute', '5', '--per-day', '9').catch(
     (error: { code: number; stderr: string }) => error,

@@ -1,5 +1,6 @@
 import type { VersionedPet } from '../../domain/pets.ts';
 import { validateStatus } from '../../domain/pet-rules.ts';
+import { isCalendarDate } from '../../shared/calendar-date.ts';
 import { CatchingUpError, ValidationError } from '../../shared/errors.ts';
 import type { EventStore } from '../ports/event-store.ts';
 import type { AsOf, TemporalPetIndex } from '../ports/read-models.ts';
@@ -35,14 +36,6 @@ export function parseAsOf(text: string): AsOf {
     );
   }
   return { timeMs };
-}
-
-/** Whether YYYY-MM-DD names a day of the calendar: `Date.parse` rolls 2026-02-31 over into March. */
-function isCalendarDate(date: string): boolean {
-  const [year, month, day] = date.split('-').map(Number) as [number, number, number];
-  const calendar = new Date(0);
-  calendar.setUTCFullYear(year, month - 1, day); // Date.UTC would read years 0-99 as 1900-1999
-  return calendar.getUTCDate() === day;
 }
 
 /** An `asOf` position past the store's last event (`head`) was not given by this store: 400, naming `field`. */
