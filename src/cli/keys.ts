@@ -18,8 +18,10 @@ import { ProjectionGroup } from '../read-models/runner.ts';
 import { loadConfig } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
 import { describe, durationOf, expiryOf, LIMIT_OPTIONS, limitsOf, scopesOf, status } from './key-options.ts';
+import { failureReason } from './failure-reason.ts';
+import { writeOrReject } from './output.ts';
 import { openCliStore } from './store.ts';
-import { UsageError } from './usage-error.ts';
+import { CommandFailure, UsageError } from './usage-error.ts';
 
 const subcommands: Record<string, (store: EventStore, args: string[]) => Promise<void>> = {
   create,
@@ -77,8 +79,28 @@ async function create(store: EventStore, args: string[]): Promise<void> {
     },
     cliContext(),
   );
+  try {
+    await writeOrReject(`${secret}\n`);
+  } catch (error) {
+    throw await revokeUnseen(store, key.keyId, error);
+  }
   process.stderr.write(`Created ${describe(key)}. Keep the key now: it is not shown again.\n`);
-  process.stdout.write(`${secret}\n`);
+}
+
+/**
+ * A key whose secret never reached stdout works for nobody but whoever finds it: revoked at once,
+ * or, if that fails too, left for the operator to revoke with the command given.
+ */
+async function revokeUnseen(store: EventStore, keyId: string, writeError: unknown): Promise<CommandFailure> {
+  const lost = `key ${keyId} was stored but its secret could not be written to stdout (${failureReason(writeError)})`;
+  try {
+    await revokeApiKey(deps(store), keyId, cliContext());
+  } catch (error) {
+    return new CommandFailure(
+      `${lost}, and revoking it failed (${failureReason(error)}): run petstore keys revoke ${keyId}`,
+    );
+  }
+  return new CommandFailure(`${lost}: it has been revoked`);
 }
 
 async function list(store: EventStore, args: string[]): Promise<void> {
@@ -182,10 +204,16 @@ async function rotate(store: EventStore, args: string[]): Promise<void> {
     endedGraceMs === undefined
       ? ''
       : ` The key an earlier rotation replaced, due to work until ${new Date(endedGraceMs).toISOString()}, stopped working now: only the last old key keeps a grace.`;
+  try {
+    await writeOrReject(`${secret}\n`);
+  } catch (error) {
+    throw new CommandFailure(
+      `key ${keyId} was rotated but its new secret could not be written to stdout (${failureReason(error)}): the old key works until ${until}; petstore keys rotate ${keyId} gives another (and ends the old key at once)`,
+    );
+  }
   process.stderr.write(
     `Rotated ${describe(key!)}. The old key works until ${until}.${ended} Keep the new key now: it is not shown again.\n`,
   );
-  process.stdout.write(`${secret}\n`);
 }
 
 const DEFAULT_GRACE_MS = 3_600_000;

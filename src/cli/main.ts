@@ -4,19 +4,13 @@ import { ConfigError } from '../config.ts';
 import { isAppError } from '../shared/errors.ts';
 import { type Command, commandHelp, overview, usageLine } from './commands.ts';
 import { dispatch } from './dispatch.ts';
+import { exitOnOutputErrors } from './output.ts';
 import { CommandFailure, UsageError } from './usage-error.ts';
 
 /** `petstore <command>`: reads the command table (commands.ts), runs one command, reports its failure. */
 
-// Output piped into `head` or a closed pager: the reader has gone, so stop quietly, as Unix tools do.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw error;
-  });
-}
-
 const request = dispatch(process.argv.slice(2));
+exitOnOutputErrors(() => (request.kind === 'run' ? `petstore ${request.command.name}` : 'petstore'));
 switch (request.kind) {
   case 'overview':
     (request.exitCode === 0 ? process.stdout : process.stderr).write(overview());

@@ -9,7 +9,8 @@ import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { PROJECTIONS } from '../service.ts';
 import { adminClient } from './admin-client.ts';
 import { type ProgressFigures, progressReporter } from './progress.ts';
-import { failureReason, openCliStore } from './store.ts';
+import { failureReason } from './failure-reason.ts';
+import { openCliStore } from './store.ts';
 import { CommandFailure, UsageError } from './usage-error.ts';
 
 const NAMES = PROJECTIONS.map((projection) => projection.name);

@@ -4,6 +4,7 @@ import type { EventStore } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
+import { failureReason } from './failure-reason.ts';
 import { CommandFailure } from './usage-error.ts';
 
 /**
@@ -70,22 +71,6 @@ export function ensureDataDir(dir: string): void {
       cause: error,
     });
   }
-}
-
-const REASONS: Record<string, string> = {
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-  EROFS: 'the file system is read-only',
-  ENOTDIR: 'a part of the path is a file, not a directory',
-  ENOENT: 'the file system does not allow a directory there',
-  ENOSPC: 'no space left on the device',
-  EEXIST: 'a file is in the way',
-};
-
-/** Why a file operation failed, in words (the message of an error without a known code). */
-export function failureReason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code ?? '';
-  return REASONS[code] ?? (error instanceof Error ? error.message : String(error));
 }
 
 /** SQLite's primary result codes (the low byte of an extended one) that an operator must act on. */
