@@ -31,9 +31,16 @@ export function prepareStore(config: StoreConfig, command: string, access: Store
   process.stderr.write(`petstore ${command}: store ${described}\n`);
   if (config.eventStoreUrl !== undefined) return;
   if (access === 'may-create') return ensureDataDir(config.dataDir);
-  if (statSync(embeddedStoreFile(config.dataDir), { throwIfNoEntry: false }) === undefined) {
+  const file = statSync(embeddedStoreFile(config.dataDir), { throwIfNoEntry: false });
+  if (file === undefined) {
     throw new CommandFailure(
       `there is no store at ${described}: run this where its .data directory is, or set PETSTORE_DATA_DIR`,
+    );
+  }
+  // SQLite would make an empty file a new store: a command that must not create one leaves it be.
+  if (file.isFile() && file.size === 0) {
+    throw new CommandFailure(
+      `${described} is an empty file, not a store: restore it from a backup, or point PETSTORE_DATA_DIR elsewhere`,
     );
   }
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runPetstore } from '../support/petstore-cli.ts';
@@ -39,6 +39,22 @@ describe('a command run where there is no store', () => {
     expect((await fromDirectory(folder, 'keys', command, 'key_1')).code).toBe(1);
     expect(existsSync(path.join(folder, '.data'))).toBe(false);
   });
+
+  it.each(['events', 'keys list', 'projections status'])(
+    '%s refuses a 0-byte events.sqlite and leaves it empty',
+    async (command) => {
+      const folder = path.join(temp.dir, `zero-${command.replace(' ', '-')}`);
+      mkdirSync(path.join(folder, '.data'), { recursive: true });
+      const store = path.join(folder, '.data', 'events.sqlite');
+      writeFileSync(store, '');
+      const { code, stderr } = await fromDirectory(folder, ...command.split(' '));
+      expect([code, stderr.split('\n')[1], statSync(store).size]).toEqual([
+        1,
+        `petstore ${command}: ${store} is an empty file, not a store: restore it from a backup, or point PETSTORE_DATA_DIR elsewhere`,
+        0,
+      ]);
+    },
+  );
 
   it('keys create makes the store, and says where', async () => {
     const folder = path.join(temp.dir, 'new');
