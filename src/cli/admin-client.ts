@@ -10,18 +10,16 @@ export function adminClient(url: string, apiKey: string | undefined) {
   if (apiKey === undefined) {
     throw new ConfigError('--url needs an API key with the admin scope in PETSTORE_API_KEY');
   }
+  const headers = authorization(apiKey);
   const base = url.replace(/\/+$/, '');
   async function call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
     let response: Response;
     try {
-      response = await fetch(`${base}/v1/admin/projections${path}`, {
-        method,
-        headers: { authorization: `Bearer ${apiKey}` },
-      });
+      response = await fetch(`${base}/v1/admin/projections${path}`, { method, headers });
     } catch (error) {
       throw new CommandFailure(`cannot reach ${base}: ${String((error as Error).cause ?? error)}`);
     }
-    const body = (await response.json()) as T & { code?: string; message?: string };
+    const body = await jsonOf<T & { code?: string; message?: string }>(response, base);
     if (!response.ok)
       throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}`);
     return body;
@@ -43,4 +41,29 @@ export function adminClient(url: string, apiKey: string | undefined) {
       return current;
     },
   };
+}
+
+/** The Authorization header, refusing a key no header can carry without repeating it (it is a secret). */
+function authorization(apiKey: string): Headers {
+  try {
+    return new Headers({ authorization: `Bearer ${apiKey}` });
+  } catch {
+    throw new CommandFailure(
+      'PETSTORE_API_KEY is not a valid header value (a line break or another control character?)',
+    );
+  }
+}
+
+/** The body of an answer of this service's admin API, which is JSON; anything else is not that API. */
+async function jsonOf<T>(response: Response, base: string): Promise<T> {
+  const type = response.headers.get('content-type') ?? 'no content type';
+  const text = await response.text();
+  try {
+    if (/^application\/json\b/i.test(type)) return JSON.parse(text) as T;
+  } catch {
+    // said below
+  }
+  throw new CommandFailure(
+    `${base} answered something other than this service's admin API (status ${response.status}, ${type}): is --url the service's address?`,
+  );
 }

@@ -102,6 +102,13 @@ export function storeFailure(error: unknown): CommandFailure | undefined {
       { cause: error },
     );
   }
+  if ((error as { type?: unknown } | undefined)?.type === 'unavailable') {
+    // The KurrentDB client's UnavailableError: nothing answered at the URL (a message of one word).
+    return new CommandFailure(
+      `the KurrentDB server at ${described} cannot be reached: check that it runs and that EVENT_STORE_URL names it`,
+      { cause: error },
+    );
+  }
   const what = sqliteReason(error);
   if (what === undefined) return undefined;
   return new CommandFailure(

@@ -1,4 +1,7 @@
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo } from 'node:net';
+import { createServer } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiKeysProjection } from '../../projections/api-keys.ts';
@@ -223,5 +226,34 @@ describe('against a running server (--url)', () => {
       code: 1,
       stderr: expect.stringContaining('answered 403 insufficient_scope'),
     });
+  });
+});
+
+describe('a --url that is not this service’s admin API', () => {
+  it('is one line naming what answered, status 1', async () => {
+    const other = createServer((_request, response) => {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('Only GET /metrics is served here');
+    }).listen(0, '127.0.0.1');
+    await once(other, 'listening');
+    const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    try {
+      const { code, stderr } = await projections(['status', '--url', url], { PETSTORE_API_KEY: 'psk_any' });
+      expect([code, stderr]).toEqual([
+        1,
+        `petstore projections status: ${url} answered something other than this service's admin API (status 404, text/plain): is --url the service's address?\n`,
+      ]);
+    } finally {
+      other.close();
+    }
+  });
+
+  it('refuses a PETSTORE_API_KEY no header can carry, without repeating it', async () => {
+    const { code, stderr } = await projections(['status', '--url', 'http://127.0.0.1:9'], {
+      PETSTORE_API_KEY: 'psk_secret\nmore',
+    });
+    expect([code, stderr]).toEqual([
+      1,
+      'petstore projections status: PETSTORE_API_KEY is not a valid header value (a line break or another control character?)\n',
+    ]);
   });
 });

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.ts';
 import { runPetstore } from '../support/petstore-cli.ts';
 import { startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -65,6 +66,19 @@ describe('a command run where there is no store', () => {
       `petstore keys create: store ${path.join(folder, '.data', 'events.sqlite')}`,
     );
     expect(existsSync(path.join(folder, '.data', 'events.sqlite'))).toBe(true);
+  });
+});
+
+describe('a KurrentDB server that does not answer', () => {
+  it('is one line naming its URL without the credentials, status 1', async () => {
+    const port = await freePort();
+    const { code, stderr } = await runPetstore(['events'], {
+      env: { EVENT_STORE_URL: `kurrentdb://admin:changeit@127.0.0.1:${port}?tls=false` },
+    });
+    expect([code, stderr.split('\n')[1]]).toEqual([
+      1,
+      `petstore events: the KurrentDB server at kurrentdb://127.0.0.1:${port}?tls=false cannot be reached: check that it runs and that EVENT_STORE_URL names it`,
+    ]);
   });
 });
 
