@@ -34,7 +34,7 @@ export async function startServer(
 ): Promise<RunningServer> {
   mkdirSync(config.dataDir, { recursive: true });
   const started = Date.now();
-  const observability = await loadObservability(config, options.observability);
+  const observability = await loadObservability(config, { ...options.observability, logger });
   const listening = Promise.withResolvers<void>();
   const service = await startService(config, logger, {
     wrapStore: (store) => observability.wrapStore(store),

@@ -26,7 +26,10 @@ export async function run(args: string[]): Promise<void> {
   const store = await openEventStore(config, log.child({ component: 'eventstore' }));
   // Metrics (METRICS_PORT): the forwarder's position, lag and failures, and Node's own. Tracing
   // (OTEL_EXPORTER_OTLP_ENDPOINT): a span for each batch sent to Kafka.
-  const observability = await loadObservability({ metrics: config.metrics, tracing: config.tracing });
+  const observability = await loadObservability(
+    { metrics: config.metrics, tracing: config.tracing },
+    { logger: log },
+  );
   try {
     await observability.started(store, []);
     const forwarder = startConfiguredForwarder(

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Plugin as GraphQLPlugin } from 'graphql-yoga';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { type Clock, systemClock } from '../shared/context.ts';
@@ -41,8 +42,13 @@ export type Observability = {
   close(): Promise<void>;
 };
 
+/** How long closing waits for the last spans to reach the collector before dropping them. */
+export const TRACING_FLUSH_TIMEOUT_MS = 2000;
+
 export type ObservabilityOptions = {
   readonly clock?: Clock;
+  /** Where closing warns of spans it could not export. */
+  readonly logger?: Pick<Logger, 'warn'>;
   /** Tracing on, into these processors (tests), whatever the configuration says. */
   readonly spanProcessors?: SpanProcessor[];
   /** A worker of `--workers`: its metrics go to the primary (metrics/cluster.ts), which serves them. */
@@ -101,7 +107,18 @@ export async function loadObservability(
     async close() {
       stopSpans?.();
       await listener?.close();
-      await tracing?.shutdown();
+      const flushed = await tracing?.shutdown(TRACING_FLUSH_TIMEOUT_MS);
+      if (flushed === undefined || flushed.exported) return;
+      if ('error' in flushed)
+        options.logger?.warn(
+          { err: flushed.error },
+          'tracing: the last spans were dropped: the exporter failed',
+        );
+      else
+        options.logger?.warn(
+          { timeoutMs: flushed.timedOutAfterMs },
+          'tracing: the last spans were dropped: the exporter did not finish in time',
+        );
     },
   };
 }

@@ -23,6 +23,6 @@ export function startTracing(spanProcessors?: SpanProcessor[]) {
     watchReadModels: (readModels: Parameters<typeof projectionSpans>[0]) =>
       projectionSpans(readModels, tracer),
     observePublish: (topic: string) => publishSpans(tracer, topic),
-    shutdown: () => sdk.shutdown(),
+    shutdown: (timeoutMs: number) => sdk.shutdown(timeoutMs),
   };
 }

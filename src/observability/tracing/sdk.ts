@@ -2,7 +2,19 @@ import { defaultResource, resourceFromAttributes } from '@opentelemetry/resource
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 
-export type TracingSdk = { shutdown(): Promise<void> };
+/**
+ * What became of the spans still buffered when tracing stopped: exported, or dropped because the
+ * exporter failed (a collector that is down or refuses them) or did not finish in time.
+ */
+export type TracingShutdown =
+  | { readonly exported: true }
+  | { readonly exported: false; readonly error: unknown }
+  | { readonly exported: false; readonly timedOutAfterMs: number };
+
+export type TracingSdk = {
+  /** Flushes and stops; resolves within `timeoutMs` whatever the exporter does, and never rejects. */
+  shutdown(timeoutMs: number): Promise<TracingShutdown>;
+};
 
 /**
  * OpenTelemetry's Node SDK, traces only, no automatic instrumentation (the spans are ours: see
@@ -20,5 +32,27 @@ export function startTracingSdk(options: { readonly spanProcessors?: SpanProcess
     ...(options.spanProcessors === undefined ? {} : { spanProcessors: options.spanProcessors }),
   });
   sdk.start();
-  return { shutdown: () => sdk.shutdown() };
+  return { shutdown: (timeoutMs) => boundedShutdown(sdk, timeoutMs) };
+}
+
+/**
+ * The OTLP exporter retries a collector it cannot reach until its own timeout
+ * (OTEL_EXPORTER_OTLP_TIMEOUT, 10 s), then fails the shutdown: tracing is optional, and must neither
+ * hold up nor fail the service's.
+ */
+async function boundedShutdown(sdk: NodeSDK, timeoutMs: number): Promise<TracingShutdown> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<TracingShutdown>((resolve) => {
+    timer = setTimeout(() => resolve({ exported: false, timedOutAfterMs: timeoutMs }), timeoutMs);
+    timer.unref();
+  });
+  const shutdown = sdk.shutdown().then(
+    (): TracingShutdown => ({ exported: true }),
+    (error: unknown): TracingShutdown => ({ exported: false, error }),
+  );
+  try {
+    return await Promise.race([shutdown, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
