@@ -13,8 +13,29 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
 
-const port = z.coerce.number().int().min(0).max(65535);
-const positiveInt = z.coerce.number().int().positive();
+/**
+ * Numbers are written in decimal digits alone (whitespace around them aside): Number(), which
+ * z.coerce uses, takes ' ' for 0, '0x0F5F' for 3935 and '1e3' for 1000.
+ */
+function wholeNumber(min: number, max = Number.MAX_SAFE_INTEGER) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+$/, { message: 'must be a whole number, in decimal digits' })
+    .transform(Number)
+    .pipe(z.number().min(min).max(max));
+}
+
+function decimalNumber(exclusiveMin: number, max: number) {
+  return z
+    .string()
+    .trim()
+    .regex(/^\d+(\.\d+)?$/, { message: 'must be a number, in decimal digits' })
+    .transform(Number)
+    .pipe(z.number().gt(exclusiveMin).max(max));
+}
+
+const port = wholeNumber(0, 65535);
 
 /** An IPv4 or IPv6 address, or a CIDR range of either. */
 function isAddressOrRange(entry: string): boolean {
@@ -46,7 +67,7 @@ const schema = z
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
     PORT: port.default(3000),
     /** Server processes on the one port (`petstore start --workers`). Unset: every core in production, else 1. */
-    WORKERS: z.coerce.number().int().min(1).max(256).optional(),
+    WORKERS: wholeNumber(1, 256).optional(),
     HOST: z.string().min(1).default('127.0.0.1'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
@@ -58,24 +79,24 @@ const schema = z
       })
       .optional(),
     /** Largest accepted request body, in bytes. */
-    BODY_LIMIT_BYTES: positiveInt.max(10 * 1024 * 1024).default(16 * 1024),
+    BODY_LIMIT_BYTES: wholeNumber(1, 10 * 1024 * 1024).default(16 * 1024),
     /** How many pet ids one process reserves from the shared id stream at a time. */
-    PET_ID_BLOCK_SIZE: positiveInt.max(1_000_000).default(1000),
+    PET_ID_BLOCK_SIZE: wholeNumber(1, 1_000_000).default(1000),
     /** How long an Idempotency-Key is remembered. */
-    IDEMPOTENCY_KEY_TTL_HOURS: positiveInt.max(24 * 365).default(24),
+    IDEMPOTENCY_KEY_TTL_HOURS: wholeNumber(1, 24 * 365).default(24),
     /** How often the read model snapshot is written, in events applied since the last one. */
-    SNAPSHOT_EVERY_EVENTS: positiveInt.default(50_000),
+    SNAPSHOT_EVERY_EVENTS: wholeNumber(1).default(50_000),
     /** How long a request with X-Min-Position waits for the read models before its 503. */
-    MIN_POSITION_WAIT_MS: positiveInt.max(60_000).default(2000),
+    MIN_POSITION_WAIT_MS: wholeNumber(1, 60_000).default(2000),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
       .optional(),
     /** Requests without a valid key, per client address: stricter than any plan by default. */
-    ANONYMOUS_PER_MINUTE: positiveInt.default(20),
-    ANONYMOUS_PER_DAY: positiveInt.default(200),
+    ANONYMOUS_PER_MINUTE: wholeNumber(1).default(20),
+    ANONYMOUS_PER_DAY: wholeNumber(1).default(200),
     /** Seconds a key stays banned after it keeps sending past its limit. */
-    RATE_LIMIT_BAN_SECONDS: positiveInt.max(7 * 24 * 3600).default(600),
+    RATE_LIMIT_BAN_SECONDS: wholeNumber(1, 7 * 24 * 3600).default(600),
     /** The proxies in front, whose X-Forwarded-For is trusted (for per-address limits). */
     TRUST_PROXY: trustedProxies.default(false),
     KAFKA_BROKERS: z.string().min(1).optional(),
@@ -103,7 +124,7 @@ const schema = z
     METRICS_PORT: port.optional(),
     METRICS_HOST: z.string().min(1).default('127.0.0.1'),
     /** GET /health/ready fails when a read model's oldest unapplied event is older than this. */
-    READINESS_MAX_LAG_SECONDS: z.coerce.number().positive().max(86_400).default(10),
+    READINESS_MAX_LAG_SECONDS: decimalNumber(0, 86_400).default(10),
     /** Set: traces go to this OTLP endpoint (the OpenTelemetry SDK reads its other OTEL_* variables). */
     OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
     /** One log line per request. */
@@ -178,8 +199,9 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Config {
+  // A blank variable (`PORT=` in a compose file, or spaces alone) is unset, whatever its kind.
   const present = Object.fromEntries(
-    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+    Object.entries(env).filter(([, value]) => value !== undefined && value.trim() !== ''),
   );
   const parsed = schema.safeParse(present);
   if (!parsed.success) {

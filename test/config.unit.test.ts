@@ -24,6 +24,50 @@ describe('loadConfig', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(3000);
   });
 
+  it('treats a variable of spaces alone as unset, as an empty one, rather than as port 0', () => {
+    expect(loadConfig({ PORT: ' ', METRICS_PORT: ' \t' }).port).toBe(3000);
+    expect(loadConfig({ PORT: ' ', METRICS_PORT: ' \t' }).metrics.port).toBeUndefined();
+  });
+
+  it('reads a number with spaces around it', () => {
+    expect(loadConfig({ PORT: ' 8080 ' }).port).toBe(8080);
+  });
+
+  it.each([
+    ['PORT', '0x0F5F'],
+    ['PORT', '1e3'],
+    ['PORT', '80.0'],
+    ['PORT', '+80'],
+    ['PORT', '8 0'],
+    ['METRICS_PORT', '0x24F8'],
+    ['WORKERS', '2e0'],
+    ['BODY_LIMIT_BYTES', '0x4000'],
+    ['PET_ID_BLOCK_SIZE', '1e3'],
+    ['IDEMPOTENCY_KEY_TTL_HOURS', '0b11000'],
+    ['SNAPSHOT_EVERY_EVENTS', '5e4'],
+    ['MIN_POSITION_WAIT_MS', '2_000'],
+    ['ANONYMOUS_PER_MINUTE', '0o24'],
+    ['ANONYMOUS_PER_DAY', 'Infinity'],
+    ['RATE_LIMIT_BAN_SECONDS', '6e2'],
+  ])('refuses %s=%s: a whole number is written in decimal digits alone', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(
+      `Invalid configuration:\n  ${name}=${JSON.stringify(value)}: must be a whole number, in decimal digits`,
+    );
+  });
+
+  it.each(['0x0A', '1e1', '.5', 'Infinity'])(
+    'refuses READINESS_MAX_LAG_SECONDS=%s: a number is written in decimal digits alone',
+    (value) => {
+      expect(() => loadConfig({ READINESS_MAX_LAG_SECONDS: value })).toThrow(
+        `Invalid configuration:\n  READINESS_MAX_LAG_SECONDS=${JSON.stringify(value)}: must be a number, in decimal digits`,
+      );
+    },
+  );
+
+  it('reads READINESS_MAX_LAG_SECONDS with a fraction', () => {
+    expect(loadConfig({ READINESS_MAX_LAG_SECONDS: '2.5' }).readinessMaxLagMs).toBe(2500);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],

@@ -145,7 +145,7 @@ describe('petstore start refuses, in one line', () => {
     const { code, stderr } = await runPetstore(['start', '--port', 'eighty']);
     expect(code).toBe(2);
     expect(stderr).toBe(
-      'petstore start: Invalid configuration:\n  --port="eighty": Invalid input: expected number, received NaN\n',
+      'petstore start: Invalid configuration:\n  --port="eighty": must be a whole number, in decimal digits\n',
     );
   });
 });
