@@ -13,7 +13,7 @@ import { openEventStore } from '../eventstore/index.ts';
 import { type RunningServer, type ServerOptions, startServer } from '../server.ts';
 import { createCliLogger } from './logger.ts';
 import { describeStore, prepareStore, storeFailure } from './store.ts';
-import { CommandFailure } from './usage-error.ts';
+import { CommandFailure, UsageError } from './usage-error.ts';
 
 /** The flags of `petstore start`, each overriding its environment variable. */
 const FLAGS = { port: 'PORT', host: 'HOST', 'data-dir': 'PETSTORE_DATA_DIR', workers: 'WORKERS' } as const;
@@ -110,6 +110,13 @@ function configWithFlags(args: string[]): Config {
       workers: { type: 'string' },
     },
   });
+  for (const [flag, value] of Object.entries(values)) {
+    // The environment takes a blank variable as unset; a blank flag is a mistake, not a fallback.
+    if (value.trim() === '')
+      throw new UsageError(
+        `--${flag} is empty: give it a value, or leave it out to use ${FLAGS[flag as keyof typeof FLAGS]}`,
+      );
+  }
   const overrides = Object.fromEntries(
     Object.entries(values).map(([flag, value]) => [FLAGS[flag as keyof typeof FLAGS], value]),
   );

@@ -148,4 +148,20 @@ describe('petstore start refuses, in one line', () => {
       'petstore start: Invalid configuration:\n  --port="eighty": must be a whole number, in decimal digits\n',
     );
   });
+
+  it.each([
+    ['--port', 'PORT'],
+    ['--data-dir', 'PETSTORE_DATA_DIR'],
+  ])('an empty %s, as a usage mistake, rather than falling back to %s', async (flag, variable) => {
+    // Were the flag ignored, the server would start on a free port and a store of its own.
+    const { code, stderr } = await runPetstore(['start', flag, ''], {
+      cwd: temp.dir,
+      env: { PORT: '0', PETSTORE_DATA_DIR: dataDir() },
+      timeoutMs: 10_000,
+    });
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(
+      `petstore start: ${flag} is empty: give it a value, or leave it out to use ${variable}`,
+    );
+  });
 });
