@@ -136,16 +136,15 @@ function configWithFlags(args: string[]): Config {
 
 /** Why the server could not start, in one line, for the failures an operator causes and can fix. */
 function startFailure(error: unknown, config: Config): unknown {
-  const { code, port: failedPort } = (error ?? {}) as NodeJS.ErrnoException & { port?: number };
-  // The API's listener, or the metrics listener (METRICS_PORT, METRICS_HOST).
-  const metrics =
-    failedPort !== undefined && failedPort === config.metrics.port && failedPort !== config.port;
+  const { code } = (error ?? {}) as NodeJS.ErrnoException;
+  const metrics = isMetricsListenerFailure(error, config);
   const port = metrics ? config.metrics.port : config.port;
   const host = metrics ? config.metrics.host : config.host;
-  const which = metrics ? 'METRICS_PORT' : '--port or PORT';
   switch (code) {
     case 'EADDRINUSE':
-      return new CommandFailure(`port ${port} on ${host} is in use; choose another with ${which}`);
+      return new CommandFailure(
+        `port ${port} on ${host} is in use; choose another with ${metrics ? 'METRICS_PORT' : '--port or PORT'}`,
+      );
     case 'EACCES':
       return new CommandFailure(`no permission to listen on port ${port} (ports below 1024 need privileges)`);
     case 'EADDRNOTAVAIL':
@@ -153,10 +152,24 @@ function startFailure(error: unknown, config: Config): unknown {
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
     case 'EAI_FAIL':
-      return new CommandFailure(`cannot listen on ${host}: no such host (--host or HOST)`);
+      return new CommandFailure(
+        `cannot listen on ${host}: no such host (${metrics ? 'METRICS_HOST' : '--host or HOST'})`,
+      );
     default:
       return storeFailure(error) ?? error;
   }
+}
+
+/**
+ * Whether the listener that failed is the metrics listener (METRICS_PORT, METRICS_HOST) rather than
+ * the API's. Node's error names the port it could not listen on, or, when the name did not
+ * resolve, the host name alone.
+ */
+function isMetricsListenerFailure(error: unknown, config: Config): boolean {
+  if (config.metrics.port === undefined) return false;
+  const { port, hostname } = (error ?? {}) as { port?: number; hostname?: string };
+  if (hostname !== undefined) return hostname === config.metrics.host && hostname !== config.host;
+  return port !== undefined && port === config.metrics.port && port !== config.port;
 }
 
 /**

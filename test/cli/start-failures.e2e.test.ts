@@ -75,6 +75,17 @@ describe('petstore start refuses, in one line', () => {
     );
   });
 
+  it('a metrics host name that does not resolve, naming METRICS_HOST', async () => {
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dataDir()], {
+      env: { METRICS_PORT: '0', METRICS_HOST: 'no-such-host.invalid' },
+      timeoutMs: 20_000,
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      'petstore start: cannot listen on no-such-host.invalid: no such host (METRICS_HOST)',
+    );
+  });
+
   it('a data directory under /proc, at once rather than looping forever', async () => {
     const { code, stderr } = await runPetstore(['start', '--data-dir', '/proc/petstore-data'], {
       timeoutMs: 5_000,
