@@ -140,6 +140,13 @@ const schema = z
         message: 'must not exceed ANONYMOUS_PER_DAY',
       });
     }
+    if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+      context.addIssue({
+        code: 'custom',
+        path: ['METRICS_PORT'],
+        message: `must differ from PORT: the metrics listener and the API cannot share port ${env.PORT}`,
+      });
+    }
     if (env.KAFKA_FORWARDER && env.KAFKA_BROKERS === undefined) {
       context.addIssue({
         code: 'custom',

@@ -144,6 +144,16 @@ describe('loadConfig', () => {
     });
   });
 
+  it('refuses METRICS_PORT equal to PORT, naming both', () => {
+    expect(() => loadConfig({ PORT: '3931', METRICS_PORT: '3931' })).toThrow(
+      'Invalid configuration:\n  METRICS_PORT="3931": must differ from PORT: the metrics listener and the API cannot share port 3931',
+    );
+  });
+
+  it('lets PORT and METRICS_PORT both be 0, two free ports of their own', () => {
+    expect(loadConfig({ PORT: '0', METRICS_PORT: '0' })).toMatchObject({ port: 0, metrics: { port: 0 } });
+  });
+
   it('refuses an anonymous per-minute limit above the per-day one', () => {
     expect(() => loadConfig({ ANONYMOUS_PER_MINUTE: '500', ANONYMOUS_PER_DAY: '50' })).toThrow(
       'ANONYMOUS_PER_MINUTE="500": must not exceed ANONYMOUS_PER_DAY',
