@@ -112,7 +112,7 @@ export function runPrimary(workers: number, logger: Logger): Primary {
       if (code !== 0) {
         process.exitCode = 1;
         logger.error(
-          { worker: state.index, pid: worker.process.pid, code, signal },
+          { worker: state.index, workerPid: worker.process.pid, code, signal },
           'worker did not stop cleanly',
         );
       }
@@ -125,7 +125,7 @@ export function runPrimary(workers: number, logger: Logger): Primary {
     const quickDeaths = Date.now() - state.startedAt < STEADY_MS ? state.quickDeaths + 1 : 0;
     const pauseMs = quickDeaths === 0 ? 0 : Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (quickDeaths - 1));
     logger.error(
-      { worker: state.index, pid: worker.process.pid, code, signal, pauseMs },
+      { worker: state.index, workerPid: worker.process.pid, code, signal, pauseMs },
       'worker died: starting another',
     );
     setTimeout(() => stopping || fork(state.index, quickDeaths), pauseMs);

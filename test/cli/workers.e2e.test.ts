@@ -182,6 +182,22 @@ describe('petstore start --workers 2', () => {
     expect(answering.has(victim)).toBe(false);
   });
 
+  it('names the dead worker’s process workerPid, beside the primary’s pid: one "pid" per line', async () => {
+    const victim = childPids(server.child.pid!)[0]!;
+    const before = deaths();
+    process.kill(victim, 'SIGKILL');
+    await waitForDeaths(before + 1);
+    const line = server.output.filter((output) => output.includes(DEATH)).at(-1)!;
+    expect(line.match(/"pid":/g)).toHaveLength(1);
+    expect(JSON.parse(line)).toMatchObject({
+      level: 50,
+      pid: server.child.pid,
+      workerPid: victim,
+      signal: 'SIGKILL',
+    });
+    await twoAnswerAfter(server.output.length);
+  });
+
   it('replaces a replacement that dies before it listens, after a pause, and still serves', async () => {
     const primaryPid = server.child.pid!;
     const running = childPids(primaryPid);
