@@ -23,7 +23,8 @@ import {
  * answers the metrics listener with every worker's metrics, and on SIGTERM or SIGINT asks every
  * worker to shut down cleanly and exits once they all have, with status 1 if one did not stop
  * cleanly. A worker that fails before the service ever listened (a port in use, a damaged store)
- * would fail again: the primary stops them all and exits with status 1.
+ * would fail again: the primary stops them all and exits with status 1. Such a failure is one line,
+ * as without workers: each worker sends its reason to the primary, which has the first printed.
  */
 
 /** Which worker this process is (0 … N−1), so that exactly one runs what must run once (Kafka). */
@@ -37,6 +38,10 @@ type MetricsReply = {
   readonly id: number;
   readonly metrics: unknown[];
 };
+
+/** A worker's one-line reason it could not start (a port in use), for the primary to print once. */
+const START_FAILURE_CHANNEL = 'petstore-start-failure';
+type StartFailure = { readonly channel: typeof START_FAILURE_CHANNEL; readonly message: string };
 
 export type Primary = {
   /** Every worker listens (the address is the first one's); rejects if one fails to start. */
@@ -56,9 +61,14 @@ const MAX_PAUSE_MS = 30_000;
 
 type WorkerState = { index: number; startedAt: number; listened: boolean; quickDeaths: number };
 
-export function runPrimary(workers: number, logger: Logger): Primary {
+export function runPrimary(
+  workers: number,
+  logger: Logger,
+  onStartFailure: (message: string) => void,
+): Primary {
   let stopping = false;
   let listened = false;
+  let startFailed = false;
   const broker = new CounterBroker(() => Object.keys(cluster.workers ?? {}).length);
   const workerState = new Map<Worker, WorkerState>();
   const metricsWaiting = new Map<number, (metrics: unknown[]) => void>();
@@ -85,7 +95,13 @@ export function runPrimary(workers: number, logger: Logger): Primary {
     if (worker.isConnected()) worker.send(message, () => {});
   };
 
-  cluster.on('message', (worker, message: TakeRequest | GiveBackRequest | MetricsReply) => {
+  cluster.on('message', (worker, message: TakeRequest | GiveBackRequest | MetricsReply | StartFailure) => {
+    if (message?.channel === START_FAILURE_CHANNEL) {
+      // Before the service listens, every worker may fail alike: the first says why for them all.
+      if (listened || !startFailed) onStartFailure(message.message);
+      if (!listened) startFailed = true;
+      return;
+    }
     if (message?.channel === METRICS_CHANNEL) {
       metricsWaiting.get(message.id)?.(message.metrics);
       return;
@@ -109,7 +125,8 @@ export function runPrimary(workers: number, logger: Logger): Primary {
     workerState.delete(worker);
     if (stopping) {
       // A worker that failed its shutdown (its own deadline, or this one's SIGKILL) fails the stop.
-      if (code !== 0) {
+      // After a failed start the others are stopped as they start, and the failure is told already.
+      if (code !== 0 && !startFailed) {
         process.exitCode = 1;
         logger.error(
           { worker: state.index, workerPid: worker.process.pid, code, signal },
@@ -119,6 +136,7 @@ export function runPrimary(workers: number, logger: Logger): Primary {
       return;
     }
     if (!listened && !state.listened) {
+      startFailed = true;
       rejectListening(new Error(`worker ${state.index} exited before it listened (code ${code})`));
       return stop('SIGTERM', 1);
     }
@@ -221,6 +239,15 @@ export function answerMetricsRequests(): { serve(metrics: () => Promise<unknown[
       source = metrics;
     },
   };
+}
+
+/** In a worker that could not start: its reason, for the primary to print; resolves once sent. */
+export function reportStartFailure(message: string): Promise<void> {
+  return new Promise((resolve) => {
+    if (!process.connected) return resolve();
+    const failure: StartFailure = { channel: START_FAILURE_CHANNEL, message };
+    process.send!(failure, undefined, {}, () => resolve());
+  });
 }
 
 function sendToPrimary(message: MetricsReply | TakeRequest | GiveBackRequest): void {

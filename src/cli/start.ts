@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import {
   answerMetricsRequests,
   type Primary,
+  reportStartFailure,
   runPrimary,
   stopWithPrimary,
   workerCounters,
@@ -40,8 +41,12 @@ export async function run(args: string[]): Promise<void> {
         };
   if (worker !== undefined) stopWithPrimary(() => process.kill(process.pid, 'SIGTERM'));
   const serverLogger = worker === undefined ? logger : logger.child({ worker });
-  const server = await startServer(config, serverLogger, options).catch((error: unknown) => {
-    throw startFailure(error, config);
+  const server = await startServer(config, serverLogger, options).catch(async (error: unknown) => {
+    const failure = startFailure(error, config);
+    // Every worker may fail alike: the primary prints the first reason alone.
+    if (worker === undefined || !(failure instanceof CommandFailure)) throw failure;
+    await reportStartFailure(failure.message);
+    process.exit(1);
   });
   if (worker === undefined) listeningLine(logger, config, server.url, server.metricsUrl);
   stopOnSignals(server, serverLogger);
@@ -87,7 +92,9 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
           .catch((error: unknown) => {
             throw startFailure(error, config);
           });
-  const primary = runPrimary(config.workers, logger);
+  const primary = runPrimary(config.workers, logger, (message) =>
+    process.stderr.write(`petstore start: ${message}\n`),
+  );
   started.primary = primary;
   primary.listening.then(
     (url) => listeningLine(logger, config, url, metrics?.url),

@@ -45,6 +45,28 @@ describe('petstore start refuses, in one line', () => {
     ]);
   });
 
+  it('a port in use with --workers 2: one line for both workers, and no worker said to stop uncleanly', async () => {
+    holder = createServer().listen(0, '127.0.0.1');
+    await once(holder, 'listening');
+    const { port } = holder.address() as { port: number };
+    const dir = dataDir();
+    const { code, stdout, stderr } = await runPetstore(
+      ['start', '--port', String(port), '--workers', '2', '--data-dir', dir],
+      { env: { LOG_LEVEL: 'info', LOG_FORMAT: 'json' }, timeoutMs: 20_000 },
+    );
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      `petstore start: store ${dir}/events.sqlite`,
+      `petstore start: port ${port} on 127.0.0.1 is in use; choose another with --port or PORT`,
+    ]);
+    const errors = stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.level >= 50);
+    expect(errors).toEqual([]);
+  });
+
   it('a metrics port in use, naming METRICS_PORT', async () => {
     holder = createServer().listen(0, '127.0.0.1');
     await once(holder, 'listening');
