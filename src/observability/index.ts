@@ -47,7 +47,10 @@ export const TRACING_FLUSH_TIMEOUT_MS = 2000;
 
 export type ObservabilityOptions = {
   readonly clock?: Clock;
-  /** Where closing warns of spans it could not export. */
+  /**
+   * Where closing warns of spans it could not export, and OpenTelemetry's own warnings and errors go
+   * (a bad OTEL_* value it replaced by its default, an export that failed).
+   */
   readonly logger?: Pick<Logger, 'warn'>;
   /** Tracing on, into these processors (tests), whatever the configuration says. */
   readonly spanProcessors?: SpanProcessor[];
@@ -64,7 +67,7 @@ export async function loadObservability(
   const registry = metrics?.createMetrics();
   const tracingOn = config.tracing.otlpEndpoint !== undefined || options.spanProcessors !== undefined;
   const tracing = tracingOn
-    ? await (await import('./tracing/index.ts')).startTracing(options.spanProcessors)
+    ? await (await import('./tracing/index.ts')).startTracing(options.spanProcessors, options.logger)
     : undefined;
   let listener: { url: string; close(): Promise<void> } | undefined;
   let stopSpans: (() => void) | undefined;

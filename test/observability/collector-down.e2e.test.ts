@@ -39,8 +39,9 @@ it('stops on SIGTERM with status 0 within the flush bound, warning that the last
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as { level: number; msg: string; timeoutMs?: number });
   expect(code).toBe(0);
+  const ours = lines.filter((line) => !line.msg.startsWith('opentelemetry: '));
   expect(
-    lines.filter((line) => line.level >= 40).map(({ level, msg, timeoutMs }) => ({ level, msg, timeoutMs })),
+    ours.filter((line) => line.level >= 40).map(({ level, msg, timeoutMs }) => ({ level, msg, timeoutMs })),
   ).toEqual([
     {
       level: 40,
@@ -50,4 +51,24 @@ it('stops on SIGTERM with status 0 within the flush bound, warning that the last
   ]);
   expect(lines.map((line) => line.msg)).toContain('pet store stopped');
   expect(elapsedMs).toBeLessThan(TRACING_FLUSH_TIMEOUT_MS + 3000);
+});
+
+it('logs what OpenTelemetry could not use: a bad OTEL_EXPORTER_OTLP_PROTOCOL, replaced by its default', async () => {
+  const dir = makeTempDir('petstore-otel-protocol-');
+  const bad = await startServerProcess({
+    PETSTORE_DATA_DIR: dir.dir,
+    LOG_FORMAT: 'json',
+    OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${await freePort()}`,
+    OTEL_EXPORTER_OTLP_PROTOCOL: 'bogus',
+  });
+  try {
+    const warnings = bad.output
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as { level: number; msg: string })
+      .filter((line) => line.level === 40 && line.msg.startsWith('opentelemetry: '));
+    expect(warnings.map((line) => line.msg)).toEqual([expect.stringMatching(/^opentelemetry: .*bogus/)]);
+  } finally {
+    await bad.kill('SIGKILL');
+    dir.remove();
+  }
 });

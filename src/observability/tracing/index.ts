@@ -1,5 +1,6 @@
 import { trace } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Logger } from 'pino';
 import { traceApplication } from './application-spans.ts';
 import { publishSpans } from './forwarder-spans.ts';
 import { httpSpans } from './http-spans.ts';
@@ -13,8 +14,11 @@ import { appendSpans } from './store-spans.ts';
  * ours (no monkey-patching instrumentation). Starts the SDK, which exports as the OTEL_* variables
  * say, or into `spanProcessors` when given.
  */
-export function startTracing(spanProcessors?: SpanProcessor[]) {
-  const sdk = startTracingSdk(spanProcessors === undefined ? {} : { spanProcessors });
+export function startTracing(spanProcessors?: SpanProcessor[], logger?: Pick<Logger, 'warn'>) {
+  const sdk = startTracingSdk({
+    ...(spanProcessors !== undefined && { spanProcessors }),
+    ...(logger !== undefined && { logger }),
+  });
   const tracer = trace.getTracer('petstore');
   return {
     httpPlugin: httpSpans(tracer),

@@ -1,6 +1,8 @@
+import { diag, type DiagLogFunction, DiagLogLevel } from '@opentelemetry/api';
 import { defaultResource, resourceFromAttributes } from '@opentelemetry/resources';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Logger } from 'pino';
 
 /**
  * What became of the spans still buffered when tracing stopped: exported, or dropped because the
@@ -23,7 +25,10 @@ export type TracingSdk = {
  * exporter. The service is named `petstore` unless OTEL_SERVICE_NAME says otherwise. Loaded only
  * when tracing is on: the SDK and its exporters take a while to import.
  */
-export function startTracingSdk(options: { readonly spanProcessors?: SpanProcessor[] } = {}): TracingSdk {
+export function startTracingSdk(
+  options: { readonly spanProcessors?: SpanProcessor[]; readonly logger?: Pick<Logger, 'warn'> } = {},
+): TracingSdk {
+  if (options.logger !== undefined) diag.setLogger(diagLogger(options.logger), DIAG_OPTIONS);
   const sdk = new NodeSDK({
     resource: defaultResource().merge(resourceFromAttributes({ 'service.name': 'petstore' })),
     instrumentations: [],
@@ -34,6 +39,21 @@ export function startTracingSdk(options: { readonly spanProcessors?: SpanProcess
   sdk.start();
   return { shutdown: (timeoutMs) => boundedShutdown(sdk, timeoutMs) };
 }
+
+/**
+ * OpenTelemetry tells of what it could not do only through its `diag` logger, which logs nothing
+ * until one is set: a bad OTEL_* value it replaced by its default (`OTEL_EXPORTER_OTLP_PROTOCOL=bogus`),
+ * an export that failed. Its warnings and errors go to the service's log as `warn` lines: tracing is
+ * optional, and none of them stops the service.
+ */
+function diagLogger(logger: Pick<Logger, 'warn'>) {
+  const warn: DiagLogFunction = (message, ...args) =>
+    logger.warn(args.length === 0 ? {} : { args }, `opentelemetry: ${message}`);
+  const quiet: DiagLogFunction = () => {};
+  return { error: warn, warn, info: quiet, debug: quiet, verbose: quiet };
+}
+
+const DIAG_OPTIONS = { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true };
 
 /**
  * The OTLP exporter retries a collector it cannot reach until its own timeout
