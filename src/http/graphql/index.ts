@@ -7,6 +7,7 @@ import './types/new-pet.ts';
 import './types/pet-changes.ts';
 import './types/order.ts';
 import './types/history.ts';
+import './types/audit-events.ts';
 
 builder.queryType({});
 builder.mutationType({});

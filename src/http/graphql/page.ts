@@ -13,24 +13,43 @@ export function connection<T>(
   hasNextPage: boolean,
   keyOf: (item: T) => number = (item) => (item as { readonly id: number }).id,
 ) {
-  const edges = items.map((item) => new Edge(kind, item, keyOf));
-  return { edges, pageInfo: new PageInfo(edges, hasNextPage) };
+  return page(items, hasNextPage, (item) => encodeCursor(kind, keyOf(item)));
+}
+
+/**
+ * A page of the audit feed, whose cursors are the events' store positions: what REST's `after`,
+ * `Last-Event-ID` and a subscription's `after` take. `nextAfter`, where the next page starts, is
+ * the end cursor: past the last edge when a filter left the page short, even empty.
+ */
+export function positionConnection<T extends { readonly position: string }>(
+  items: readonly T[],
+  nextAfter: string | undefined,
+) {
+  return page(items, nextAfter !== undefined, (item) => item.position, nextAfter);
+}
+
+function page<T>(
+  items: readonly T[],
+  hasNextPage: boolean,
+  cursorOf: (item: T) => string,
+  endCursor?: string,
+) {
+  const edges = items.map((item) => new Edge(item, cursorOf));
+  return { edges, pageInfo: new PageInfo(edges, hasNextPage, endCursor) };
 }
 
 class Edge<T> {
   readonly node: T;
-  readonly #kind: string;
-  readonly #keyOf: (item: T) => number;
+  readonly #cursorOf: (item: T) => string;
   #cursor: string | undefined;
 
-  constructor(kind: string, node: T, keyOf: (item: T) => number) {
-    this.#kind = kind;
+  constructor(node: T, cursorOf: (item: T) => string) {
     this.node = node;
-    this.#keyOf = keyOf;
+    this.#cursorOf = cursorOf;
   }
 
   get cursor(): string {
-    return (this.#cursor ??= encodeCursor(this.#kind, this.#keyOf(this.node)));
+    return (this.#cursor ??= this.#cursorOf(this.node));
   }
 }
 
@@ -39,10 +58,12 @@ class PageInfo {
   /** Only forward paging is offered. */
   readonly hasPreviousPage = false;
   readonly #edges: readonly { readonly cursor: string }[];
+  readonly #endCursor: string | undefined;
 
-  constructor(edges: readonly { readonly cursor: string }[], hasNextPage: boolean) {
+  constructor(edges: readonly { readonly cursor: string }[], hasNextPage: boolean, endCursor?: string) {
     this.#edges = edges;
     this.hasNextPage = hasNextPage;
+    this.#endCursor = endCursor;
   }
 
   get startCursor(): string | null {
@@ -50,7 +71,7 @@ class PageInfo {
   }
 
   get endCursor(): string | null {
-    return this.#edges.at(-1)?.cursor ?? null;
+    return this.#endCursor ?? this.#edges.at(-1)?.cursor ?? null;
   }
 }
 
@@ -66,7 +87,7 @@ export function exposedConnection<T>(node: OutputRef<T>, names: { connection: st
       node: t.expose('node', { type: node }),
     }),
   });
-  return builder.objectRef<ReturnType<typeof connection<T>>>(names.connection).implement({
+  return builder.objectRef<ReturnType<typeof page<T>>>(names.connection).implement({
     fields: (t) => ({
       edges: t.expose('edges', { type: [edge] }),
       pageInfo: t.expose('pageInfo', { type: builder.pageInfoRef() }),

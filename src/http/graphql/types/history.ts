@@ -3,6 +3,7 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { connection, exposedConnection } from '../page.ts';
+import { Actor, JSONObject } from './event-fields.ts';
 import { Order } from './order.ts';
 import { Pet } from './pet.ts';
 import { SafeInt } from './safe-int.ts';
@@ -12,19 +13,6 @@ import { SafeInt } from './safe-int.ts';
  * `orderHistory(id)` as they are (a removed pet's, any order's), and `Pet.history` and
  * `Order.history` beside the pet or order a query reads.
  */
-
-const JSONObject = builder.scalarType('JSONObject', {
-  description: 'A JSON object, as the event recorded it.',
-  serialize: (value) => value,
-  parseValue: () => {
-    throw new TypeError('JSONObject is an output type only.');
-  },
-});
-
-const Actor = builder.objectRef<{ keyId: string; name: string }>('Actor').implement({
-  description: 'The API key that acted: its id and name, never a secret.',
-  fields: (t) => ({ keyId: t.exposeString('keyId'), name: t.exposeString('name') }),
-});
 
 const HistoryEvent = builder.objectRef<HistoryEntry>('HistoryEvent').implement({
   description: 'One event of a pet’s or an order’s stream.',

@@ -1,0 +1,78 @@
+import type { AuditEvent as AuditEventShape, EventFeedQuery } from '../../../application/index.ts';
+import { withArgumentNames } from '../argument-names.ts';
+import { builder } from '../builder.ts';
+import { exposedConnection, positionConnection } from '../page.ts';
+import { Actor, JSONObject } from './event-fields.ts';
+
+/**
+ * REST's GET /v1/audit/events, with its scope and rules: `auditEvents`, a page at a time. Cursors
+ * are store positions, not opaque as the other lists' are: the feed speaks positions everywhere
+ * (REST's `after`, `Last-Event-ID`, `extensions.storePosition`, `petstore events --from`), every
+ * node shows its own, and one taken from any of them starts a page.
+ */
+
+const AuditEvent = builder.objectRef<AuditEventShape>('AuditEvent').implement({
+  description: 'One event of the store, as REST’s audit feed shows it: its secret material left out.',
+  fields: (t) => ({
+    position: t.exposeString('position', {
+      description:
+        'Its place in the store (a decimal string): positions grow with every event, not always by one.',
+    }),
+    stream: t.exposeString('stream', { description: 'Such as `pet-42`.' }),
+    revision: t.exposeInt('revision', { description: 'Its place in its stream, from 0.' }),
+    type: t.exposeString('type'),
+    time: t.exposeString('time', { description: 'RFC 3339.' }),
+    actor: t.field({
+      type: Actor,
+      nullable: true,
+      description: 'Null for the CLI and the service itself.',
+      resolve: (event) => event.actor,
+    }),
+    requestId: t.exposeString('requestId'),
+    data: t.field({ type: JSONObject, resolve: (event) => event.data }),
+  }),
+});
+
+const AuditEventConnection = exposedConnection(AuditEvent, {
+  connection: 'AuditEventConnection',
+  edge: 'AuditEventEdge',
+});
+
+const FEED_ARGUMENTS = new Map([['limit', 'first']]);
+const AUDIT = 'audit:read';
+
+type FilterArguments = { after?: string | null; stream?: string | null; type?: string | null };
+
+function filter(args: FilterArguments): Omit<EventFeedQuery, 'limit'> {
+  return {
+    ...(args.after != null && { after: args.after }),
+    ...(args.stream != null && { stream: args.stream }),
+    ...(args.type != null && { type: args.type }),
+  };
+}
+
+builder.queryField('auditEvents', (t) =>
+  t.field({
+    type: AuditEventConnection,
+    nullable: true,
+    authScopes: { scope: AUDIT },
+    description:
+      'Every event of the store in store order, oldest first: REST’s GET /v1/audit/events. With `type`, a ' +
+      'request reads at most 10,000 events: a page may hold fewer than `first`, even none, and still have a ' +
+      'next page, which starts after `pageInfo.endCursor`.',
+    args: {
+      first: t.arg.int({ description: '1 to 100; 20 when absent.' }),
+      after: t.arg.string({
+        description: 'A store position: a cursor, a node’s `position` or an `extensions.storePosition`.',
+      }),
+      stream: t.arg.string({ description: 'Only the events of this stream.' }),
+      type: t.arg.string({ description: 'Only the events of this type.' }),
+    },
+    resolve: async (_root, args, { application }) => {
+      const page = await withArgumentNames(FEED_ARGUMENTS, () =>
+        application.eventFeed({ ...filter(args), ...(args.first != null && { limit: args.first }) }),
+      );
+      return positionConnection(page.events, page.nextAfter);
+    },
+  }),
+);
