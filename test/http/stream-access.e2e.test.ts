@@ -144,6 +144,23 @@ describe('GraphQL subscriptions', () => {
     expect(events).toEqual(endedWith('invalid_api_key', 'The API key is malformed, unknown or revoked.'));
   });
 
+  // Of one type only, so that the key's change, itself an event of the feed, does not come first.
+  const AUDIT_EVENTS = 'subscription { auditEvent(type: "PetCreated") { position } }';
+
+  it('end auditEvent with invalid_api_key once the key is revoked', async () => {
+    const events = await eventsUntilEnd(AUDIT_EVENTS, ['audit:read'], revoke);
+    expect(events).toEqual(endedWith('invalid_api_key', 'The API key is malformed, unknown or revoked.'));
+  });
+
+  it('end auditEvent with insufficient_scope once the key loses audit:read', async () => {
+    const events = await eventsUntilEnd(AUDIT_EVENTS, ['audit:read', 'pets:read'], (id) =>
+      setScopes(id, ['pets:read']),
+    );
+    expect(events).toEqual(
+      endedWith('insufficient_scope', 'This API key lacks the scope audit:read, which this operation needs.'),
+    );
+  });
+
   it.each([
     ['petCreated', 'pets:read', ['pets:read', 'orders:read'], ['orders:read']],
     // An admin's orderChanged carries every order, not only the key's own.

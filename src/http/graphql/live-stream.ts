@@ -6,7 +6,11 @@ import { ITEMS_PER_TURN, nextTurn } from '../../shared/next-turn.ts';
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
 export const LIVE_STREAM_BUFFER = 1000;
 
-/** A subscription resumed after a position: what came before now, and the live items from now on. */
+/**
+ * A subscription resumed after a position: what came before now, and the live items from now on.
+ * `replayed` may also be the whole stream, pulled as the client reads (the audit feed follows the
+ * store so): `unsubscribe` runs as soon as the stream stops, and must end it.
+ */
 export type Resumed<T> = { readonly replayed?: AsyncIterable<T>; readonly unsubscribe: () => void };
 
 /**
@@ -60,14 +64,14 @@ export function resumedStream<T>(
     });
     // Once started: a start that throws has nothing to end, and leaves no watch behind.
     const unwatch = watch?.start((error) => stop(error));
-    try {
+    const handOver = async (meanwhile: T[]) => {
       if (replayed !== undefined) await pushEach(replayed, handOn, stop);
       // The live items that came meanwhile, then (in the same step as the last) live delivery.
-      while (waiting.length > 0) await pushEach(waiting.splice(0), handOn, stop);
+      while (meanwhile.length > 0) await pushEach(meanwhile.splice(0), handOn, stop);
       waiting = undefined;
-    } catch (error) {
-      stop(error);
-    }
+    };
+    // Not awaited: a replay waiting for its next item ends only once `unsubscribe` ends it.
+    handOver(waiting).catch((error: unknown) => stop(error));
     await stop;
     closing.removeEventListener('abort', end);
     unwatch?.();

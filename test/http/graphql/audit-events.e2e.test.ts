@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEED_SCAN_LIMIT } from '../../../src/application/queries/event-feed.ts';
 import { type ListeningApp, startListeningApp } from '../../support/listening-app.ts';
+import { subscribeOverSse } from './graphql-server.ts';
 
-/** REST's audit feed in GraphQL: the auditEvents query. */
+/** REST's audit feed in GraphQL: the auditEvents query and the auditEvent subscription. */
 
 let server: ListeningApp;
 let auditor: { authorization: string; keyId: string };
@@ -172,5 +173,81 @@ describe('Query.auditEvents', () => {
         },
       ],
     });
+  });
+});
+
+describe('Subscription.auditEvent', () => {
+  it('delivers the events after `after` first, then live ones, each with its store position', async () => {
+    const id = await createPet();
+    const [created] = await server.testApp.store.readStream(`pet-${id}`);
+    const rename = () =>
+      fetch(`${server.origin}/v1/pets/${id}`, {
+        method: 'PATCH',
+        headers: { authorization: writer.authorization, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'Max' }),
+      });
+    await rename();
+    const events = await subscribeOverSse(
+      `${server.origin}/graphql`,
+      `subscription { auditEvent(after: "${created!.position - 1n}", stream: "pet-${id}") { ${EVENT_FIELDS} } }`,
+      3,
+      async () => {
+        await fetch(`${server.origin}/v1/pets/${id}`, {
+          method: 'DELETE',
+          headers: { authorization: writer.authorization },
+        });
+      },
+      { authorization: auditor.authorization },
+    );
+    const { events: feed } = await rest(`?stream=pet-${id}`);
+    expect(events).toEqual(
+      feed.map((event) => ({
+        data: { auditEvent: event },
+        extensions: { storePosition: (event as { position: string }).position },
+      })),
+    );
+    expect(feed.map((event) => (event as { type: string }).type)).toEqual([
+      'PetCreated',
+      'PetRenamed',
+      'PetRemoved',
+    ]);
+  });
+
+  it('delivers, without `after`, only what comes after subscribing', async () => {
+    await createPet('Before');
+    const events = await subscribeOverSse(
+      `${server.origin}/graphql`,
+      'subscription { auditEvent(type: "PetCreated") { type data } }',
+      1,
+      async () => void (await createPet('After')),
+      { authorization: auditor.authorization },
+    );
+    expect(events).toEqual([
+      {
+        data: { auditEvent: { type: 'PetCreated', data: expect.objectContaining({ name: 'After' }) } },
+        extensions: { storePosition: expect.stringMatching(/^\d+$/) },
+      },
+    ]);
+  });
+
+  it('refuses an after past the store’s last event with validation_failed, as REST does', async () => {
+    const past = BigInt(await head()) + 1000n;
+    const body = await graphql(`subscription { auditEvent(after: "${past}") { position } }`);
+    expect(body.errors?.map((error) => [error.message, error.extensions])).toEqual([
+      [
+        expect.stringMatching(new RegExp(`^after ${past} is past the store's last event \\(\\d+\\)`)),
+        { code: 'validation_failed', field: 'after' },
+      ],
+    ]);
+  });
+
+  it('refuses a key without audit:read with insufficient_scope', async () => {
+    const body = await graphql('subscription { auditEvent { position } }', {}, writer);
+    expect(body.errors?.map((error) => [error.message, error.extensions])).toEqual([
+      [
+        'This API key lacks the scope audit:read, which this operation needs.',
+        { code: 'insufficient_scope' },
+      ],
+    ]);
   });
 });

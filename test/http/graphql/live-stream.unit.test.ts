@@ -96,6 +96,22 @@ describe('liveStream', () => {
     expect([application.listeners.size, state.unwatched]).toEqual([0, true]);
   });
 
+  it('ends a replay still waiting for its next item once the client leaves, not once the item comes', async () => {
+    const following = new AbortController();
+    async function* replayed() {
+      yield { id: 1 };
+      await new Promise((resolve) => following.signal.addEventListener('abort', resolve));
+    }
+    const stream = resumedStream(
+      () => ({ replayed: replayed(), unsubscribe: () => following.abort() }),
+      new AbortController().signal,
+    );
+    expect((await stream.next()).value).toEqual({ id: 1 });
+    const left = stream.return!(undefined);
+    await expect.poll(() => following.signal.aborted, { timeout: 1000 }).toBe(true);
+    expect(await left).toEqual({ done: true, value: undefined });
+  });
+
   it('lets the event loop take its other work while it replays, rather than only when the replay ends', async () => {
     const count = 1000;
     async function* replayed() {

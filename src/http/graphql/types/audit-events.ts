@@ -1,14 +1,18 @@
 import type { AuditEvent as AuditEventShape, EventFeedQuery } from '../../../application/index.ts';
+import { accessWatch } from '../../access-watch.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
+import { resumedStream } from '../live-stream.ts';
 import { exposedConnection, positionConnection } from '../page.ts';
+import { noteStorePosition } from '../store-position.ts';
 import { Actor, JSONObject } from './event-fields.ts';
 
 /**
- * REST's GET /v1/audit/events, with its scope and rules: `auditEvents`, a page at a time. Cursors
- * are store positions, not opaque as the other lists' are: the feed speaks positions everywhere
- * (REST's `after`, `Last-Event-ID`, `extensions.storePosition`, `petstore events --from`), every
- * node shows its own, and one taken from any of them starts a page.
+ * REST's GET /v1/audit/events, with its scope and rules: `auditEvents`, a page at a time, and the
+ * `auditEvent` subscription, its `Accept: text/event-stream` variant. Cursors are store positions,
+ * not opaque as the other lists' are: the feed speaks positions everywhere (REST's `after`,
+ * `Last-Event-ID`, `extensions.storePosition`, `petstore events --from`), every node shows its own,
+ * and one taken from any of them starts a page or a subscription.
  */
 
 const AuditEvent = builder.objectRef<AuditEventShape>('AuditEvent').implement({
@@ -73,6 +77,40 @@ builder.queryField('auditEvents', (t) =>
         application.eventFeed({ ...filter(args), ...(args.first != null && { limit: args.first }) }),
       );
       return positionConnection(page.events, page.nextAfter);
+    },
+  }),
+);
+
+builder.subscriptionField('auditEvent', (t) =>
+  t.field({
+    type: AuditEvent,
+    authScopes: { scope: AUDIT },
+    description:
+      'The audit feed live, in store order: REST’s GET /v1/audit/events with Accept: text/event-stream. Each ' +
+      'event carries its position in `extensions.storePosition` too. It ends when the server shuts down, and ' +
+      'once the key may no longer read the feed, with that error.',
+    args: {
+      after: t.arg.string({
+        description:
+          'A store position: the events after it first, then live ones, with no gap and no repeat. Absent: ' +
+          'from now on.',
+      }),
+      stream: t.arg.string({ description: 'Only the events of this stream.' }),
+      type: t.arg.string({ description: 'Only the events of this type.' }),
+    },
+    subscribe: async (_root, args, { application, closing, req }) => {
+      const following = new AbortController();
+      // Checked here, as REST checks them before its stream starts: a bad argument fails the request.
+      const events = await application.followEvents(filter(args), following.signal);
+      return resumedStream(
+        () => ({ replayed: events, unsubscribe: () => following.abort() }),
+        closing,
+        accessWatch(req, [AUDIT]),
+      );
+    },
+    resolve: (event, _args, context) => {
+      noteStorePosition(context, BigInt(event.position));
+      return event;
     },
   }),
 );
