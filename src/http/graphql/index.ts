@@ -8,6 +8,7 @@ import './types/pet-changes.ts';
 import './types/order.ts';
 import './types/history.ts';
 import './types/audit-events.ts';
+import './types/projections.ts';
 
 builder.queryType({});
 builder.mutationType({});
