@@ -1,6 +1,8 @@
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
@@ -84,4 +86,27 @@ it('names the index file, not the event store, when it cannot be opened for anot
     'events.sqlite-wal',
     'temporal-index.sqlite',
   ]);
+});
+
+const ROUNDS = 10;
+const OPENER = path.join(import.meta.dirname, '../support/open-temporal-index.ts');
+
+it('three processes that find one damaged index at the same instant move it aside once, and all open the rebuilt one', async () => {
+  await createRex();
+  await store.close();
+  for (let round = 0; round < ROUNDS; round++) {
+    writeFileSync(file, Buffer.alloc(8192, 7));
+    const startAt = Date.now() + 1000; // past every process's start-up
+    const outputs = await Promise.all(
+      [1, 2, 3].map(
+        async () => (await promisify(execFile)(process.execPath, [OPENER, temp.dir, String(startAt)])).stdout,
+      ),
+    );
+    expect(outputs).toEqual(['opened\n', 'opened\n', 'opened\n']);
+  }
+  const aside = readdirSync(temp.dir).filter((name) => name.startsWith('temporal-index.sqlite.damaged-'));
+  expect(aside.map((name) => readFileSync(path.join(temp.dir, name)).equals(Buffer.alloc(8192, 7)))).toEqual(
+    Array.from({ length: ROUNDS }, () => true),
+  );
+  store = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
 });
