@@ -72,19 +72,22 @@ export function mutationFields(document: DocumentNode, operationName: string | u
 }
 
 /**
- * Distinct response keys among the root fields, as graphql-js collects them: fields with the same
- * alias (or name) merge into one and run once, so they count once.
+ * Distinct response keys among the root fields (those named `only`, if given), as graphql-js
+ * collects them: fields with the same alias (or name) merge into one and run once, so they count once.
  */
-function countRootFields(
+export function countRootFields(
   selectionSet: SelectionSetNode,
   fragment: (name: string) => FragmentDefinitionNode | null | undefined,
+  only?: string,
 ): number {
   const keys = new Set<string>();
   const visited = new Set<string>();
   const collect = (set: SelectionSetNode): void => {
     for (const selection of set.selections) {
       if (selection.kind === Kind.FIELD) {
-        if (selection.name.value !== '__typename') keys.add(selection.alias?.value ?? selection.name.value);
+        const name = selection.name.value;
+        if (name !== '__typename' && (only === undefined || name === only))
+          keys.add(selection.alias?.value ?? name);
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         collect(selection.selectionSet);
       } else if (!visited.has(selection.name.value)) {

@@ -10,6 +10,7 @@ import { isUnexpected, toClientError, useErrorTranslation } from './error-transl
 import { useGetParams } from './get-params.ts';
 import { hardeningPlugins } from './hardening.ts';
 import { useOperationNameType } from './operation-name.ts';
+import { useFeedReadLimit } from './feed-reads.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
 import { useScopeCacheRelease } from './scope-cache.ts';
 import { useStorePosition } from './store-position.ts';
@@ -56,6 +57,7 @@ export function createPetStoreYoga(options: YogaOptions) {
       useOperationNameType(),
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
+      useFeedReadLimit(),
       useStorePosition(),
       useScopeCacheRelease(),
       useGraphQlJit(JIT_COMPILER_OPTIONS, {

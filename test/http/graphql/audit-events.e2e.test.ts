@@ -161,6 +161,20 @@ describe('Query.auditEvents', () => {
     ]);
   });
 
+  it('may be read once per request: two aliases are refused before anything runs', async () => {
+    const body = await graphql(
+      '{ a: auditEvents(type: "PetRemoved") { edges { cursor } } b: auditEvents(type: "PetCreated") { edges { cursor } } }',
+    );
+    expect(body).toEqual({
+      errors: [
+        expect.objectContaining({
+          message: `The query reads auditEvents 2 times; one request may read it once (a page reads up to ${FEED_SCAN_LIMIT} events of the store).`,
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        }),
+      ],
+    });
+  });
+
   it('is null with insufficient_scope for a key without audit:read', async () => {
     const body = await graphql('{ auditEvents { edges { cursor } } }', {}, writer);
     expect(body).toEqual({
