@@ -140,11 +140,16 @@ const schema = z
         message: 'must not exceed ANONYMOUS_PER_DAY',
       });
     }
-    if (env.METRICS_PORT !== undefined && env.METRICS_PORT !== 0 && env.METRICS_PORT === env.PORT) {
+    if (
+      env.METRICS_PORT !== undefined &&
+      env.METRICS_PORT !== 0 &&
+      env.METRICS_PORT === env.PORT &&
+      addressesMeet(env.HOST, env.METRICS_HOST)
+    ) {
       context.addIssue({
         code: 'custom',
         path: ['METRICS_PORT'],
-        message: `must differ from PORT: the metrics listener and the API cannot share port ${env.PORT}`,
+        message: `must differ from PORT: the metrics listener and the API cannot share port ${env.PORT} on ${env.METRICS_HOST === env.HOST ? env.HOST : `${env.HOST} and ${env.METRICS_HOST}`}`,
       });
     }
     if (env.KAFKA_FORWARDER && env.KAFKA_BROKERS === undefined) {
@@ -258,4 +263,10 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     failpoint: e.NODE_ENV === 'test' ? e.PETSTORE_FAILPOINT : undefined,
     apiKey: e.PETSTORE_API_KEY,
   });
+}
+
+/** Whether listeners on these hosts would take the same address for one port: the same host, or a wildcard. */
+function addressesMeet(host: string, other: string): boolean {
+  const wildcard = (name: string) => name === '0.0.0.0' || name === '::' || name === '';
+  return host === other || wildcard(host) || wildcard(other);
 }

@@ -144,10 +144,22 @@ describe('loadConfig', () => {
     });
   });
 
-  it('refuses METRICS_PORT equal to PORT, naming both', () => {
+  it('refuses METRICS_PORT equal to PORT on the same host, naming both', () => {
     expect(() => loadConfig({ PORT: '3931', METRICS_PORT: '3931' })).toThrow(
-      'Invalid configuration:\n  METRICS_PORT="3931": must differ from PORT: the metrics listener and the API cannot share port 3931',
+      'Invalid configuration:\n  METRICS_PORT="3931": must differ from PORT: the metrics listener and the API cannot share port 3931 on 127.0.0.1',
     );
+  });
+
+  it('refuses METRICS_PORT equal to PORT when either host is a wildcard', () => {
+    expect(() =>
+      loadConfig({ PORT: '3931', HOST: '0.0.0.0', METRICS_PORT: '3931', METRICS_HOST: '127.0.0.1' }),
+    ).toThrow('cannot share port 3931 on 0.0.0.0 and 127.0.0.1');
+  });
+
+  it('lets METRICS_PORT equal PORT on two distinct addresses', () => {
+    expect(
+      loadConfig({ PORT: '9464', HOST: '10.0.0.5', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1' }),
+    ).toMatchObject({ port: 9464, metrics: { port: 9464, host: '127.0.0.1' } });
   });
 
   it('lets PORT and METRICS_PORT both be 0, two free ports of their own', () => {
