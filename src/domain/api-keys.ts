@@ -118,6 +118,12 @@ export function isExpired(key: Pick<ApiKey, 'expiresAtMs'>, nowMs: number): bool
   return key.expiresAtMs !== 0 && key.expiresAtMs <= nowMs;
 }
 
+/** When the grace of the secret a rotation replaced ends, while it still runs; undefined otherwise. */
+export function runningGraceEndMs(key: ApiKey | undefined, nowMs: number): number | undefined {
+  if (key?.previousSecretHash === undefined || key.previousSecretValidUntilMs <= nowMs) return undefined;
+  return key.previousSecretValidUntilMs;
+}
+
 /** Whether a secret of this SHA-256 authenticates the key now: its current one, or the one rotated out during its grace. */
 export function acceptsSecret(key: ApiKey, secretHash: string, nowMs: number): boolean {
   if (key.revoked) return false;

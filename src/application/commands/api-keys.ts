@@ -13,6 +13,7 @@ import {
   decideIssueApiKey,
   decideRevokeApiKey,
   decideRotateApiKey,
+  runningGraceEndMs,
   decideUnbanApiKey,
   evolveApiKey,
   type IssueApiKey,
@@ -110,9 +111,7 @@ export async function rotateApiKey(
   const secretHash = hashApiKey(secret);
   let endedGraceMs: number | undefined;
   const change = await changeKey(deps, keyId, context, (state, now) => {
-    const running =
-      state?.previousSecretHash !== undefined && state.previousSecretValidUntilMs > now.getTime();
-    endedGraceMs = running ? state.previousSecretValidUntilMs : undefined;
+    endedGraceMs = runningGraceEndMs(state, now.getTime());
     return [decideRotateApiKey(state, keyId, secretHash, graceMs, now)];
   });
   return { ...change, secret, endedGraceMs };
