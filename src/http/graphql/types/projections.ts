@@ -6,6 +6,7 @@ import type {
 } from '../../../application/index.ts';
 import { NotFoundError } from '../../../shared/errors.ts';
 import { builder } from '../builder.ts';
+import { SafeInt } from './safe-int.ts';
 
 /**
  * REST's admin endpoints (scope admin), through the same operations: `projections`, the status of
@@ -25,7 +26,10 @@ const RebuildStatus = builder.objectRef<RebuildStatusShape>('RebuildStatus').imp
     'and is swapped in.',
   fields: (t) => ({
     state: t.field({ type: RebuildState, resolve: (rebuild) => rebuild.state }),
-    events: t.exposeInt('events', { description: 'Events folded so far.' }),
+    events: t.expose('events', {
+      type: SafeInt,
+      description: 'Events folded so far (a store may hold more than 2^31).',
+    }),
     position: t.exposeString('position', {
       nullable: true,
       description: 'Position the new read model includes (a decimal string).',
