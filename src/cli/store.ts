@@ -4,6 +4,7 @@ import type { EventStore } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
+import { sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { failureReason } from './failure-reason.ts';
 import { CommandFailure } from './usage-error.ts';
 
@@ -119,8 +120,9 @@ export function storeFailure(error: unknown): CommandFailure | undefined {
 
 /** What SQLite's error says of the file, with SQLite's own words; undefined for another failure. */
 function sqliteReason(error: unknown): string | undefined {
-  const { code, errcode, errstr } = (error ?? {}) as { code?: unknown; errcode?: unknown; errstr?: unknown };
-  if (code !== 'ERR_SQLITE_ERROR' || typeof errcode !== 'number') return undefined;
-  const what = SQLITE_FAILURES[errcode & 0xff];
-  return what === undefined ? undefined : `${what} (SQLite: ${String(errstr)})`;
+  const code = sqlitePrimaryCode(error);
+  const what = code === undefined ? undefined : SQLITE_FAILURES[code];
+  return what === undefined
+    ? undefined
+    : `${what} (SQLite: ${String((error as { errstr?: unknown }).errstr)})`;
 }

@@ -1,11 +1,8 @@
 import { closeSync, openSync, renameSync, statSync, unlinkSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { EventStore } from '../application/ports/event-store.ts';
+import { SQLITE_CORRUPT, SQLITE_NOTADB, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { SqliteTemporalIndex } from './temporal-index.ts';
-
-/** SQLite's primary result codes for a file that is not (or no longer) a usable database. */
-const SQLITE_CORRUPT = 11;
-const SQLITE_NOTADB = 26;
 
 /** The index's own file failed, not the event store: says which file, with SQLite's error as cause. */
 export class TemporalIndexFileError extends Error {
@@ -84,10 +81,10 @@ function unlinkStale(lock: string): void {
   }
 }
 
+/** A file that is not (or no longer) a usable database. */
 function isDamage(error: unknown): boolean {
-  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
-  if (code !== 'ERR_SQLITE_ERROR' || typeof errcode !== 'number') return false;
-  return [SQLITE_CORRUPT, SQLITE_NOTADB].includes(errcode & 0xff);
+  const code = sqlitePrimaryCode(error);
+  return code === SQLITE_CORRUPT || code === SQLITE_NOTADB;
 }
 
 function setAside(file: string, damage: unknown, logger: Logger): void {

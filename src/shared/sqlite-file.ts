@@ -8,7 +8,17 @@ import { DatabaseSync } from 'node:sqlite';
  */
 
 export const BUSY_TIMEOUT_MS = 10_000;
-const SQLITE_BUSY = 5;
+
+/** SQLite's primary result codes this service acts on. */
+export const SQLITE_BUSY = 5;
+export const SQLITE_CORRUPT = 11;
+export const SQLITE_NOTADB = 26;
+
+/** The primary result code of an error node:sqlite threw (SQLITE_BUSY…), or undefined for another error. */
+export function sqlitePrimaryCode(error: unknown): number | undefined {
+  const { code, errcode } = (error ?? {}) as { code?: unknown; errcode?: unknown };
+  return code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' ? errcode & 0xff : undefined;
+}
 
 /**
  * The file, created with its folder if need be, in WAL mode (readers never wait for the writer),
@@ -47,8 +57,7 @@ export function retryWhileBusy(statement: () => void): void {
       statement();
       return;
     } catch (error) {
-      const code = (error as { errcode?: unknown }).errcode;
-      if (typeof code !== 'number' || (code & 0xff) !== SQLITE_BUSY || Date.now() >= deadline) throw error;
+      if (sqlitePrimaryCode(error) !== SQLITE_BUSY || Date.now() >= deadline) throw error;
       Atomics.wait(pause, 0, 0, 5);
     }
   }
