@@ -86,10 +86,15 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   constructor(file: string, store: EventStore, logger: Logger) {
     // Rebuildable from the store: no fsync per batch. Several worker processes may open it at once.
     this.#db = openWalDatabase(file, { synchronous: 'NORMAL', schema: SCHEMA });
-    this.#statements = prepare(this.#db);
+    try {
+      this.#statements = prepare(this.#db);
+      this.#checkpoint = this.#readCheckpoint();
+    } catch (error) {
+      this.#db.close(); // a damaged file is not left open: it may be set aside (temporal-index-file.ts)
+      throw error;
+    }
     this.#store = store;
     this.#failures = new RetriedFailureLog(logger, 'temporal index: subscription failed, resubscribing');
-    this.#checkpoint = this.#readCheckpoint();
   }
 
   /** Follows the store from the index's checkpoint, in the background. */
