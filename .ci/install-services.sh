@@ -24,6 +24,8 @@ if [ ! -f "$kafka_libs/kafka_2.13-3.9.1.jar" ]; then
   mvn -q -B -f .ci/kafka/pom.xml dependency:copy-dependencies -DincludeScope=runtime -DoutputDirectory="$kafka_libs"
 fi
 command -v strace >/dev/null || apt_install strace
+# pgrep, which a start-up test uses to find a worker process (test/cli/start-failures.e2e.test.ts).
+command -v pgrep >/dev/null || apt_install procps
 # The load generator of the benchmark's workers figure (bench/workers.ts), run by its quick mode's test.
 command -v wrk >/dev/null || apt_install wrk
 # A real browser for the developer pages' test (test/http/dev-pages.e2e.test.ts), driven by playwright-core.

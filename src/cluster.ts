@@ -58,6 +58,8 @@ const STEADY_MS = 60_000;
 /** …which starts at this and doubles with each such death in a row, up to the maximum. */
 const FIRST_PAUSE_MS = 1_000;
 const MAX_PAUSE_MS = 30_000;
+/** How long a worker's reason for failing to start may trail its exit. */
+const REASON_WAIT_MS = 200;
 
 type WorkerState = { index: number; startedAt: number; listened: boolean; quickDeaths: number };
 
@@ -69,6 +71,10 @@ export function runPrimary(
   let stopping = false;
   let listened = false;
   let startFailed = false;
+  /** Whether the reason the service failed to start has been told (once, whichever worker told it). */
+  let failureTold = false;
+  /** Resolves once a failed start has been told: `stopped` waits for it. */
+  let told: Promise<void> = Promise.resolve();
   const broker = new CounterBroker(() => Object.keys(cluster.workers ?? {}).length);
   const workerState = new Map<Worker, WorkerState>();
   const metricsWaiting = new Map<number, (metrics: unknown[]) => void>();
@@ -98,8 +104,8 @@ export function runPrimary(
   cluster.on('message', (worker, message: TakeRequest | GiveBackRequest | MetricsReply | StartFailure) => {
     if (message?.channel === START_FAILURE_CHANNEL) {
       // Before the service listens, every worker may fail alike: the first says why for them all.
-      if (listened || !startFailed) onStartFailure(message.message);
-      if (!listened) startFailed = true;
+      if (listened || !failureTold) onStartFailure(message.message);
+      if (!listened) startFailed = failureTold = true;
       return;
     }
     if (message?.channel === METRICS_CHANNEL) {
@@ -137,7 +143,18 @@ export function runPrimary(
     }
     if (!listened && !state.listened) {
       startFailed = true;
-      rejectListening(new Error(`worker ${state.index} exited before it listened (code ${code})`));
+      const exited = `worker ${state.index} exited before it listened (${code === null ? `signal ${signal}` : `code ${code}`})`;
+      rejectListening(new Error(exited));
+      // A reason it sent may still be on its way (its exit can be handled first): the exit itself is
+      // told only if none comes.
+      if (!failureTold)
+        told = new Promise((resolve) =>
+          setTimeout(() => {
+            if (!failureTold) onStartFailure(exited);
+            failureTold = true;
+            resolve();
+          }, REASON_WAIT_MS),
+        );
       return stop('SIGTERM', 1);
     }
     const quickDeaths = Date.now() - state.startedAt < STEADY_MS ? state.quickDeaths + 1 : 0;
@@ -164,7 +181,7 @@ export function runPrimary(
     const check = () => {
       if (workerState.size > 0) return void setTimeout(check, 20);
       clearTimeout(deadline);
-      resolveStopped();
+      void told.then(resolveStopped);
     };
     check();
   }

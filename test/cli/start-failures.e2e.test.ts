@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -6,7 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir } from '../../bench/seed.ts';
 import { damagePages, rewriteEvent } from '../support/damage.ts';
-import { runPetstore } from '../support/petstore-cli.ts';
+import { PETSTORE_BIN, runPetstore } from '../support/petstore-cli.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -22,6 +23,19 @@ afterAll(() => temp.remove());
 
 const dataDir = () => path.join(temp.dir, randomUUID());
 const start = (...args: string[]) => runPetstore(['start', '--port', '0', ...args], { timeoutMs: 20_000 });
+
+/** A child process of `pid` (by `pgrep`, from procps), if it has one yet. */
+function firstChild(pid: number): number | undefined {
+  try {
+    return Number(
+      execFileSync('pgrep', ['-P', String(pid)])
+        .toString()
+        .split('\n')[0],
+    );
+  } catch {
+    return undefined; // none yet: pgrep's status 1
+  }
+}
 
 /** The lines a failed start printed: the store it named, then the reason, and nothing else. */
 function failureLines(stderr: string): string[] {
@@ -65,6 +79,29 @@ describe('petstore start refuses, in one line', () => {
       .map((line) => JSON.parse(line) as { level: number; msg: string })
       .filter((line) => line.level >= 50);
     expect(errors).toEqual([]);
+  });
+
+  it('a worker killed before it listened, which could say nothing: the primary says so', async () => {
+    const dir = dataDir();
+    const child = spawn(
+      process.execPath,
+      [PETSTORE_BIN, 'start', '--port', '0', '--workers', '2', '--data-dir', dir],
+      {
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const closed = once(child, 'close');
+    let worker: number | undefined;
+    while (worker === undefined) worker = firstChild(child.pid!);
+    process.kill(worker, 'SIGKILL');
+    const [code] = (await closed) as [number | null];
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      `petstore start: store ${dir}/events.sqlite`,
+      expect.stringMatching(/^petstore start: worker [01] exited before it listened \(signal SIGKILL\)$/),
+    ]);
   });
 
   it('a metrics port in use, naming METRICS_PORT', async () => {
