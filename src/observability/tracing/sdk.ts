@@ -37,7 +37,16 @@ export function startTracingSdk(
     ...(options.spanProcessors === undefined ? {} : { spanProcessors: options.spanProcessors }),
   });
   sdk.start();
-  return { shutdown: (timeoutMs) => boundedShutdown(sdk, timeoutMs) };
+  return {
+    async shutdown(timeoutMs) {
+      try {
+        return await boundedShutdown(sdk, timeoutMs);
+      } finally {
+        // An export still running past the bound must not log into a logger being closed.
+        diag.disable();
+      }
+    },
+  };
 }
 
 /**
