@@ -4,7 +4,9 @@ import { openWalDatabase, retryWhileBusy } from '../../src/shared/sqlite-file.ts
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** An error as node:sqlite throws it, with SQLite's result code. */
-const sqliteError = (errcode: number, message: string) => Object.assign(new Error(message), { errcode });
+// As node:sqlite throws them: code ERR_SQLITE_ERROR, SQLite's result code in errcode.
+const sqliteError = (errcode: number, message: string) =>
+  Object.assign(new Error(message), { code: 'ERR_SQLITE_ERROR', errcode });
 
 describe('retryWhileBusy', () => {
   it('runs the statement again while SQLite answers SQLITE_BUSY, until it succeeds', () => {
