@@ -1,7 +1,7 @@
 import type { ASTVisitor, ValidationContext } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { FEED_SCAN_LIMIT } from '../../application/queries/event-feed.ts';
-import { countRootFields } from './mutation-fields.ts';
+import { countRootFields } from './root-fields.ts';
 
 /**
  * A page of the audit feed filtered by type may read up to FEED_SCAN_LIMIT events of the store,

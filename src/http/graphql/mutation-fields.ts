@@ -5,13 +5,13 @@ import {
   getOperationAST,
   Kind,
   type OperationDefinitionNode,
-  type SelectionSetNode,
   type ValidationContext,
 } from 'graphql';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { isAppError } from '../../shared/errors.ts';
 import { isPromise } from '../../shared/maybe-promise.ts';
 import type { GraphQLContext } from './builder.ts';
+import { countRootFields } from './root-fields.ts';
 
 /**
  * A GraphQL write counts once per mutation field against the key's limits, as a REST write would:
@@ -69,34 +69,4 @@ export function mutationFields(document: DocumentNode, operationName: string | u
     if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
   }
   return countRootFields(operation.selectionSet, (name) => fragments.get(name));
-}
-
-/**
- * Distinct response keys among the root fields (those named `only`, if given), as graphql-js
- * collects them: fields with the same alias (or name) merge into one and run once, so they count once.
- */
-export function countRootFields(
-  selectionSet: SelectionSetNode,
-  fragment: (name: string) => FragmentDefinitionNode | null | undefined,
-  only?: string,
-): number {
-  const keys = new Set<string>();
-  const visited = new Set<string>();
-  const collect = (set: SelectionSetNode): void => {
-    for (const selection of set.selections) {
-      if (selection.kind === Kind.FIELD) {
-        const name = selection.name.value;
-        if (name !== '__typename' && (only === undefined || name === only))
-          keys.add(selection.alias?.value ?? name);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        collect(selection.selectionSet);
-      } else if (!visited.has(selection.name.value)) {
-        visited.add(selection.name.value); // and a cycle of fragments is refused by validation anyway
-        const definition = fragment(selection.name.value);
-        if (definition) collect(definition.selectionSet);
-      }
-    }
-  };
-  collect(selectionSet);
-  return keys.size;
 }
