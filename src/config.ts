@@ -267,6 +267,6 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
 
 /** Whether listeners on these hosts would take the same address for one port: the same host, or a wildcard. */
 function addressesMeet(host: string, other: string): boolean {
-  const wildcard = (name: string) => name === '0.0.0.0' || name === '::' || name === '';
+  const wildcard = (name: string) => name === '0.0.0.0' || name === '::';
   return host === other || wildcard(host) || wildcard(other);
 }
