@@ -1,9 +1,9 @@
 import { orderStreamName } from '../../domain/orders.ts';
 import { petStreamName } from '../../domain/pets.ts';
-import { publicEventData } from '../../shared/event-data.ts';
 import { NotFoundError, ValidationError } from '../../shared/errors.ts';
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ApiKeyReadModel } from '../ports/read-models.ts';
+import { type AuditEvent, auditEvent } from './event-feed.ts';
 import { validateLimit } from './paging.ts';
 import { validateOrderId } from '../commands/close-order.ts';
 import { validatePetId } from './get-pet.ts';
@@ -13,19 +13,7 @@ import { validatePetId } from './get-pet.ts';
  * where it stands in the store, who acted (the key's id and name, never a secret), the request that
  * did it, and the event's data (secret material left out). A removed pet keeps its history.
  */
-export type HistoryEntry = {
-  /** Decimal string: positions outgrow JSON numbers on KurrentDB. */
-  readonly position: string;
-  readonly revision: number;
-  readonly type: string;
-  /** RFC 3339: when the command that recorded it was decided. */
-  readonly time: string;
-  /** The API key that acted; null when the CLI or the service itself did. */
-  readonly actor: { readonly keyId: string; readonly name: string } | null;
-  /** The X-Request-Id of the request that recorded it (the CLI's own id for the CLI). */
-  readonly requestId: string;
-  readonly data: Readonly<Record<string, unknown>>;
-};
+export type HistoryEntry = Omit<AuditEvent, 'stream'>;
 
 export type HistoryPage = {
   readonly events: readonly HistoryEntry[];
@@ -61,17 +49,10 @@ export function historyQueries(deps: { readonly store: EventStore; readonly keys
   };
 }
 
+/** An event as the feed shows it (`auditEvent`), without its stream: a history is of one stream. */
 export function entry(event: RecordedEvent, keys: Pick<ApiKeyReadModel, 'byId'>): HistoryEntry {
-  const { apiKeyId, occurredAt, correlationId } = event.metadata;
-  return {
-    position: event.position.toString(),
-    revision: Number(event.revision),
-    type: event.type,
-    time: occurredAt,
-    actor: apiKeyId === undefined ? null : { keyId: apiKeyId, name: keys.byId(apiKeyId)?.name ?? '' },
-    requestId: correlationId,
-    data: publicEventData(event.data),
-  };
+  const { stream: _stream, ...rest } = auditEvent(event, keys);
+  return rest;
 }
 
 function validateRevisionCursor(after: number | undefined): number | undefined {
