@@ -256,6 +256,25 @@ describe('petHistory and orderHistory in GraphQL', () => {
     ]);
   });
 
+  it('selects the fields every event list shares through the RecordedEvent interface, in either list', async () => {
+    const id = await petWithAPast();
+    const fragment = 'fragment Shared on RecordedEvent { revision type requestId }';
+    const response = await service.send(auditor, 'POST', '/graphql', {
+      query: `query($id: SafeInt!) { petHistory(id: $id, first: 1) { edges { node { ...Shared } } } auditEvents(stream: "pet-${id}", first: 1) { edges { node { ...Shared stream } } } } ${fragment}`,
+      variables: { id },
+    });
+    expect(response.json()).toEqual({
+      data: {
+        petHistory: { edges: [{ node: { revision: 0, type: 'PetCreated', requestId: 'req-create' } }] },
+        auditEvents: {
+          edges: [
+            { node: { revision: 0, type: 'PetCreated', requestId: 'req-create', stream: `pet-${id}` } },
+          ],
+        },
+      },
+    });
+  });
+
   it('petHistory is null with not_found for an id no pet had, as REST’s 404', async () => {
     const response = await service.send(auditor, 'POST', '/graphql', {
       query: '{ petHistory(id: 987654321) { edges { cursor } } }',

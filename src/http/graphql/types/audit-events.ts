@@ -5,7 +5,7 @@ import { builder } from '../builder.ts';
 import { resumedStream } from '../live-stream.ts';
 import { exposedConnection, positionConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
-import { Actor, JSONObject } from './event-fields.ts';
+import { RecordedEvent } from './event-fields.ts';
 
 /**
  * REST's GET /v1/audit/events, with its scope and rules: `auditEvents`, a page at a time, and the
@@ -17,24 +17,8 @@ import { Actor, JSONObject } from './event-fields.ts';
 
 const AuditEvent = builder.objectRef<AuditEventShape>('AuditEvent').implement({
   description: 'One event of the store, as REST’s audit feed shows it: its secret material left out.',
-  fields: (t) => ({
-    position: t.exposeString('position', {
-      description:
-        'Its place in the store (a decimal string): positions grow with every event, not always by one.',
-    }),
-    stream: t.exposeString('stream', { description: 'Such as `pet-42`.' }),
-    revision: t.exposeInt('revision', { description: 'Its place in its stream, from 0.' }),
-    type: t.exposeString('type'),
-    time: t.exposeString('time', { description: 'RFC 3339.' }),
-    actor: t.field({
-      type: Actor,
-      nullable: true,
-      description: 'Null for the CLI and the service itself.',
-      resolve: (event) => event.actor,
-    }),
-    requestId: t.exposeString('requestId'),
-    data: t.field({ type: JSONObject, resolve: (event) => event.data }),
-  }),
+  interfaces: [RecordedEvent],
+  fields: (t) => ({ stream: t.exposeString('stream', { description: 'Such as `pet-42`.' }) }),
 });
 
 const AuditEventConnection = exposedConnection(AuditEvent, {

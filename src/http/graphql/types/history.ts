@@ -3,7 +3,7 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { connection, exposedConnection } from '../page.ts';
-import { Actor, JSONObject } from './event-fields.ts';
+import { RecordedEvent } from './event-fields.ts';
 import { Order } from './order.ts';
 import { Pet } from './pet.ts';
 import { SafeInt } from './safe-int.ts';
@@ -16,17 +16,7 @@ import { SafeInt } from './safe-int.ts';
 
 const HistoryEvent = builder.objectRef<HistoryEntry>('HistoryEvent').implement({
   description: 'One event of a pet’s or an order’s stream.',
-  fields: (t) => ({
-    position: t.exposeString('position', {
-      description: 'The event’s position in the store (a decimal string).',
-    }),
-    revision: t.exposeInt('revision', { description: 'The version it made.' }),
-    type: t.exposeString('type'),
-    time: t.exposeString('time', { description: 'RFC 3339.' }),
-    actor: t.field({ type: Actor, nullable: true, resolve: (event) => event.actor }),
-    requestId: t.exposeString('requestId'),
-    data: t.field({ type: JSONObject, resolve: (event) => event.data }),
-  }),
+  interfaces: [RecordedEvent],
 });
 
 const HistoryConnection = exposedConnection(HistoryEvent, {
