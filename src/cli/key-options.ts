@@ -1,6 +1,6 @@
 import ms from 'ms';
 import { type ApiKey, isBanned, isExpired } from '../domain/api-keys.ts';
-import { isCalendarDate } from '../shared/calendar-date.ts';
+import { rfc3339TimeMs } from '../shared/calendar-date.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The command-line options of `petstore keys`, parsed into what the key commands take. */
@@ -38,6 +38,8 @@ export function durationOf(text: string, option: string): number {
   if (value === undefined || !Number.isFinite(value) || value < 0) {
     throw new UsageError(`${option} must be a duration such as 30d, 12h, 90m or 3600s`);
   }
+  if (!Number.isInteger(value))
+    throw new UsageError(`${option} must be a whole number of milliseconds: ${text.trim()} is ${value} ms`);
   return value;
 }
 
@@ -57,12 +59,9 @@ export function expiryOf(
     return time;
   }
   if (expiresAt === undefined) return undefined;
-  const time =
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(expiresAt) &&
-    isCalendarDate(expiresAt.slice(0, 10))
-      ? new Date(expiresAt)
-      : undefined;
-  if (time === undefined || Number.isNaN(time.getTime())) {
+  // The same reading of RFC 3339 as the API's `asOf`.
+  const time = new Date(rfc3339TimeMs(expiresAt));
+  if (Number.isNaN(time.getTime())) {
     throw new UsageError('--expires-at must be an RFC 3339 time, such as 2027-01-31T00:00:00Z');
   }
   return time;

@@ -1,6 +1,6 @@
 import type { VersionedPet } from '../../domain/pets.ts';
 import { validateStatus } from '../../domain/pet-rules.ts';
-import { isCalendarDate } from '../../shared/calendar-date.ts';
+import { rfc3339TimeMs } from '../../shared/calendar-date.ts';
 import { CatchingUpError, ValidationError } from '../../shared/errors.ts';
 import type { EventStore } from '../ports/event-store.ts';
 import type { AsOf, TemporalPetIndex } from '../ports/read-models.ts';
@@ -17,18 +17,11 @@ import { validatePetId } from './get-pet.ts';
  */
 
 const CATCH_UP_TIMEOUT_MS = 5_000;
-const RFC_3339 =
-  /^(\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:)([0-5]\d|60)((?:\.\d+)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))$/i;
 
 /** `asOf`: a store position (decimal digits) or an RFC 3339 time (a leap second counts as the next). */
 export function parseAsOf(text: string): AsOf {
   if (/^\d{1,40}$/.test(text)) return { position: BigInt(text) };
-  const parts = RFC_3339.exec(text);
-  const leap = parts?.[2] === '60';
-  const timeMs =
-    parts === null || !isCalendarDate(parts[1]!.slice(0, 10))
-      ? Number.NaN
-      : Date.parse(`${parts[1]}${leap ? '59' : parts[2]}${parts[3]}`) + (leap ? 1000 : 0);
+  const timeMs = rfc3339TimeMs(text);
   if (Number.isNaN(timeMs)) {
     throw new ValidationError(
       'asOf must be an RFC 3339 time (2026-11-16T09:00:00Z) or a store position.',
