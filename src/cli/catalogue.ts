@@ -1,11 +1,11 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Logger, pino } from 'pino';
 import { parseAsOf, refusePastTheStore } from '../application/queries/time-travel.ts';
 import { loadConfig } from '../config.ts';
 import { validateStatus } from '../domain/pet-rules.ts';
 import { isAppError } from '../shared/errors.ts';
 import { openTemporalIndex } from '../read-models/temporal-index-file.ts';
+import { parseCommandLine } from './command-line.ts';
 import { openCliStore } from './store.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -13,7 +13,7 @@ const PAGE = 1000;
 
 /** `petstore catalogue --as-of …`: the catalogue of the past, as JSON lines, for auditors' tools. */
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
     args,
     options: {
       'as-of': { type: 'string' },

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { eventFeedQueries } from '../application/queries/event-feed.ts';
 import { pastTheStore } from '../application/queries/positions.ts';
 import { loadConfig } from '../config.ts';
+import { parseCommandLine } from './command-line.ts';
 import { followApiKeys } from './key-names.ts';
 import { LineOutput } from './output.ts';
 import { openCliStore } from './store.ts';
@@ -9,7 +9,7 @@ import { UsageError } from './usage-error.ts';
 
 /** `petstore events`: the event feed for operators, on the store PETSTORE_DATA_DIR or EVENT_STORE_URL names. */
 export async function run(args: string[]): Promise<void> {
-  const { values } = parseArgs({
+  const { values } = parseCommandLine({
     args,
     options: {
       stream: { type: 'string' },

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { systemClock } from '../shared/context.ts';
 import type { ApiKey } from '../domain/api-keys.ts';
@@ -17,19 +16,23 @@ import { apiKeyReadModel } from '../read-models/api-key-read-model.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
 import { loadConfig } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
+import { parseCommandLine } from './command-line.ts';
 import { describe, durationOf, expiryOf, LIMIT_OPTIONS, limitsOf, scopesOf, status } from './key-options.ts';
 import { failureReason } from './failure-reason.ts';
 import { writeOrReject } from './output.ts';
 import { openCliStore } from './store.ts';
 import { CommandFailure, UsageError } from './usage-error.ts';
 
-const subcommands: Record<string, (store: EventStore, args: string[]) => Promise<void>> = {
+/** Each subcommand reads its arguments first, so that a mistake in them opens (or starts) no store. */
+type Subcommand = (args: string[]) => (store: EventStore) => Promise<void>;
+
+const subcommands: Record<string, Subcommand> = {
   create,
   list,
-  revoke: (store, args) => change(store, args, 'revoke'),
-  plan: (store, args) => change(store, args, 'plan'),
-  unban: (store, args) => change(store, args, 'unban'),
-  scopes: (store, args) => change(store, args, 'scopes'),
+  revoke: (args) => change(args, 'revoke'),
+  plan: (args) => change(args, 'plan'),
+  unban: (args) => change(args, 'unban'),
+  scopes: (args) => change(args, 'scopes'),
   rotate,
 };
 
@@ -41,11 +44,12 @@ export async function run(args: string[]): Promise<void> {
   const [name, ...rest] = args;
   const subcommand = name === undefined ? undefined : subcommands[name];
   if (subcommand === undefined) throw new UsageError(`unknown subcommand ${JSON.stringify(name)}`);
+  const action = subcommand(rest);
   const config = loadConfig(process.env);
   // Only a new key may start a store; the others change or list keys that must already be there.
   const store = await openCliStore(config, `keys ${name}`, name === 'create' ? 'may-create' : 'must-exist');
   try {
-    await subcommand(store, rest);
+    await action(store);
   } finally {
     await store.close();
   }
@@ -54,8 +58,8 @@ export async function run(args: string[]): Promise<void> {
 const deps = (store: EventStore) => ({ store, clock: systemClock });
 const cliContext = () => ({ correlationId: randomUUID() });
 
-async function create(store: EventStore, args: string[]): Promise<void> {
-  const { values } = parseArgs({
+function create(args: string[]) {
+  const { values } = parseCommandLine({
     args,
     options: {
       plan: { type: 'string' },
@@ -68,23 +72,22 @@ async function create(store: EventStore, args: string[]): Promise<void> {
   });
   if (values.plan === undefined) throw new UsageError('--plan is required');
   const expiresAt = expiryOf(values, systemClock.now());
-  const { key, secret } = await issueApiKey(
-    deps(store),
-    {
-      plan: values.plan,
-      name: values.name,
-      ...limitsOf(values),
-      ...(values.scopes !== undefined && { scopes: scopesOf(values.scopes) }),
-      ...(expiresAt !== undefined && { expiresAt }),
-    },
-    cliContext(),
-  );
-  try {
-    await writeOrReject(`${secret}\n`);
-  } catch (error) {
-    throw await revokeUnseen(store, key.keyId, error);
-  }
-  process.stderr.write(`Created ${describe(key)}. Keep the key now: it is not shown again.\n`);
+  const request = {
+    plan: values.plan,
+    name: values.name,
+    ...limitsOf(values),
+    ...(values.scopes !== undefined && { scopes: scopesOf(values.scopes) }),
+    ...(expiresAt !== undefined && { expiresAt }),
+  };
+  return async (store: EventStore) => {
+    const { key, secret } = await issueApiKey(deps(store), request, cliContext());
+    try {
+      await writeOrReject(`${secret}\n`);
+    } catch (error) {
+      throw await revokeUnseen(store, key.keyId, error);
+    }
+    process.stderr.write(`Created ${describe(key)}. Keep the key now: it is not shown again.\n`);
+  };
 }
 
 /**
@@ -103,11 +106,15 @@ async function revokeUnseen(store: EventStore, keyId: string, writeError: unknow
   return new CommandFailure(`${lost}: it has been revoked`);
 }
 
-async function list(store: EventStore, args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
+function list(args: string[]) {
+  const { values } = parseCommandLine({ args, options: { json: { type: 'boolean' } } });
+  return (store: EventStore) => printKeys(store, values.json === true);
+}
+
+async function printKeys(store: EventStore, json: boolean): Promise<void> {
   const keys = await currentKeys(store);
   const now = Date.now();
-  if (values.json) {
+  if (json) {
     process.stdout.write(
       `${JSON.stringify(
         keys.map((key) => ({
@@ -155,8 +162,8 @@ async function list(store: EventStore, args: string[]): Promise<void> {
 type Change = 'revoke' | 'plan' | 'scopes' | 'unban';
 const SECOND_ARGUMENT: Partial<Record<Change, string>> = { plan: 'a plan', scopes: 'a list of scopes' };
 
-async function change(store: EventStore, args: string[], what: Change): Promise<void> {
-  const { values, positionals } = parseArgs({ args, options: LIMIT_OPTIONS, allowPositionals: true });
+function change(args: string[], what: Change) {
+  const { values, positionals } = parseCommandLine({ args, options: LIMIT_OPTIONS, allowPositionals: true });
   const [keyId, second, extra] = positionals;
   const needsSecond = SECOND_ARGUMENT[what] !== undefined;
   if (
@@ -169,27 +176,32 @@ async function change(store: EventStore, args: string[], what: Change): Promise<
       `keys ${what} takes one key id${needsSecond ? ` and ${SECOND_ARGUMENT[what]}` : ''}`,
     );
   }
-  const result =
-    what === 'revoke'
-      ? await revokeApiKey(deps(store), keyId, cliContext())
-      : what === 'unban'
-        ? await unbanApiKey(deps(store), keyId, cliContext())
-        : what === 'scopes'
-          ? await changeApiKeyScopes(deps(store), keyId, scopesOf(second!), cliContext())
-          : await changeApiKeyPlan(deps(store), keyId, { plan: second, ...limitsOf(values) }, cliContext());
-  const verb = {
-    revoke: 'Revoked',
-    plan: 'Changed the plan of',
-    scopes: 'Changed the scopes of',
-    unban: 'Lifted the ban on',
-  }[what];
-  process.stderr.write(
-    result.changed ? `${verb} ${describe(result.key!)}.\n` : `Nothing to change: ${describe(result.key!)}.\n`,
-  );
+  const limits = limitsOf(values);
+  return async (store: EventStore) => {
+    const result =
+      what === 'revoke'
+        ? await revokeApiKey(deps(store), keyId, cliContext())
+        : what === 'unban'
+          ? await unbanApiKey(deps(store), keyId, cliContext())
+          : what === 'scopes'
+            ? await changeApiKeyScopes(deps(store), keyId, scopesOf(second!), cliContext())
+            : await changeApiKeyPlan(deps(store), keyId, { plan: second, ...limits }, cliContext());
+    const verb = {
+      revoke: 'Revoked',
+      plan: 'Changed the plan of',
+      scopes: 'Changed the scopes of',
+      unban: 'Lifted the ban on',
+    }[what];
+    process.stderr.write(
+      result.changed
+        ? `${verb} ${describe(result.key!)}.\n`
+        : `Nothing to change: ${describe(result.key!)}.\n`,
+    );
+  };
 }
 
-async function rotate(store: EventStore, args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
+function rotate(args: string[]) {
+  const { values, positionals } = parseCommandLine({
     args,
     options: { grace: { type: 'string' } },
     allowPositionals: true,
@@ -197,23 +209,25 @@ async function rotate(store: EventStore, args: string[]): Promise<void> {
   const [keyId, extra] = positionals;
   if (keyId === undefined || extra !== undefined) throw new UsageError('keys rotate takes one key id');
   const graceMs = values.grace === undefined ? DEFAULT_GRACE_MS : durationOf(values.grace, '--grace');
-  const { key, secret, endedGraceMs } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());
-  const until = new Date(key!.previousSecretValidUntilMs).toISOString();
-  // Only one old secret works at a time: an operator who promised clients the earlier one must hear it.
-  const ended =
-    endedGraceMs === undefined
-      ? ''
-      : ` The key an earlier rotation replaced, due to work until ${new Date(endedGraceMs).toISOString()}, stopped working now: only the last old key keeps a grace.`;
-  try {
-    await writeOrReject(`${secret}\n`);
-  } catch (error) {
-    throw new CommandFailure(
-      `key ${keyId} was rotated but its new secret could not be written to stdout (${failureReason(error)}): the old key works until ${until}; petstore keys rotate ${keyId} gives another (and ends the old key at once)`,
+  return async (store: EventStore) => {
+    const { key, secret, endedGraceMs } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());
+    const until = new Date(key!.previousSecretValidUntilMs).toISOString();
+    // Only one old secret works at a time: an operator who promised clients the earlier one must hear it.
+    const ended =
+      endedGraceMs === undefined
+        ? ''
+        : ` The key an earlier rotation replaced, due to work until ${new Date(endedGraceMs).toISOString()}, stopped working now: only the last old key keeps a grace.`;
+    try {
+      await writeOrReject(`${secret}\n`);
+    } catch (error) {
+      throw new CommandFailure(
+        `key ${keyId} was rotated but its new secret could not be written to stdout (${failureReason(error)}): the old key works until ${until}; petstore keys rotate ${keyId} gives another (and ends the old key at once)`,
+      );
+    }
+    process.stderr.write(
+      `Rotated ${describe(key!)}. The old key works until ${until}.${ended} Keep the new key now: it is not shown again.\n`,
     );
-  }
-  process.stderr.write(
-    `Rotated ${describe(key!)}. The old key works until ${until}.${ended} Keep the new key now: it is not shown again.\n`,
-  );
+  };
 }
 
 const DEFAULT_GRACE_MS = 3_600_000;

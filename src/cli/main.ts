@@ -79,5 +79,11 @@ function parseArgsMessage(error: Error & { code: string }): string {
   if (unknown !== null) return `unknown option ${unknown[1]}`;
   const unexpected = /^Unexpected argument '([^']*)'/.exec(error.message);
   if (unexpected !== null) return `unexpected argument ${unexpected[1]}`;
+  const missing = /^Option '(-[^' ]+)(?: <value>)?' argument missing/.exec(error.message);
+  if (missing !== null) return `${missing[1]} needs a value`;
+  // `--from -1`: the value looks like a flag of its own.
+  const ambiguous = /^Option '(-[^' ]+)' argument is ambiguous/.exec(error.message);
+  if (ambiguous !== null)
+    return `${ambiguous[1]} needs a value (one that starts with a dash is written ${ambiguous[1]}=-…)`;
   return error.message.split(/\.(\s|$)/)[0]!;
 }

@@ -1,5 +1,4 @@
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
 import { loadConfig } from '../config.ts';
@@ -8,6 +7,7 @@ import { progressFigures } from '../read-models/rebuild.ts';
 import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { PROJECTIONS } from '../service.ts';
 import { adminClient } from './admin-client.ts';
+import { parseCommandLine } from './command-line.ts';
 import { type ProgressFigures, progressReporter } from './progress.ts';
 import { failureReason } from './failure-reason.ts';
 import { openCliStore } from './store.ts';
@@ -21,7 +21,7 @@ export async function run(args: string[]): Promise<void> {
   if (subcommand === undefined || !['status', 'rebuild', 'verify'].includes(subcommand)) {
     throw new UsageError(`unknown subcommand ${JSON.stringify(subcommand)}`);
   }
-  const { values, positionals } = parseArgs({
+  const { values, positionals } = parseCommandLine({
     args: rest,
     options: { url: { type: 'string' }, json: { type: 'boolean' } },
     allowPositionals: true,

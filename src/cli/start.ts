@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import type { Logger } from 'pino';
 import {
   answerMetricsRequests,
@@ -12,9 +11,10 @@ import {
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
 import { type RunningServer, type ServerOptions, startServer } from '../server.ts';
+import { parseCommandLine } from './command-line.ts';
 import { createCliLogger } from './logger.ts';
 import { describeStore, prepareStore, storeFailure } from './store.ts';
-import { CommandFailure, UsageError } from './usage-error.ts';
+import { CommandFailure } from './usage-error.ts';
 
 /** The flags of `petstore start`, each overriding its environment variable. */
 const FLAGS = { port: 'PORT', host: 'HOST', 'data-dir': 'PETSTORE_DATA_DIR', workers: 'WORKERS' } as const;
@@ -108,22 +108,18 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
 }
 
 function configWithFlags(args: string[]): Config {
-  const { values } = parseArgs({
-    args,
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      'data-dir': { type: 'string' },
-      workers: { type: 'string' },
+  const { values } = parseCommandLine(
+    {
+      args,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        workers: { type: 'string' },
+      },
     },
-  });
-  for (const [flag, value] of Object.entries(values)) {
-    // The environment takes a blank variable as unset; a blank flag is a mistake, not a fallback.
-    if (value.trim() === '')
-      throw new UsageError(
-        `--${flag} is empty: give it a value, or leave it out to use ${FLAGS[flag as keyof typeof FLAGS]}`,
-      );
-  }
+    (flag) => FLAGS[flag as keyof typeof FLAGS],
+  );
   const overrides = Object.fromEntries(
     Object.entries(values).map(([flag, value]) => [FLAGS[flag as keyof typeof FLAGS], value]),
   );

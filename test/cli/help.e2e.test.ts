@@ -79,6 +79,20 @@ describe('a command line petstore does not know', () => {
     });
   });
 
+  it('a flag whose value starts with a dash: one line saying how to give it, then the usage, exit 2', async () => {
+    const { code, stderr } = await runPetstore(['events', '--from', '-1']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe(
+      'petstore events: --from needs a value (one that starts with a dash is written --from=-…)',
+    );
+  });
+
+  it('a flag without its value: one line naming it, then the usage, exit 2', async () => {
+    const { code, stderr } = await runPetstore(['events', '--from']);
+    expect(code).toBe(2);
+    expect(stderr.split('\n')[0]).toBe('petstore events: --from needs a value');
+  });
+
   it('an unknown keys command: one line, then the keys usage, exit 2', async () => {
     const { code, stderr } = await runPetstore(['keys', 'delete', 'key_1']);
     expect(code).toBe(2);

@@ -67,6 +67,24 @@ describe('a command run where there is no store', () => {
     );
     expect(existsSync(path.join(folder, '.data', 'events.sqlite'))).toBe(true);
   });
+  it('keys create with a mistake in its flags refuses before it makes a store', async () => {
+    const folder = path.join(temp.dir, 'mistyped');
+    mkdirSync(folder);
+    const { code, stderr } = await fromDirectory(
+      folder,
+      'keys',
+      'create',
+      '--plan',
+      'free',
+      '--per-day',
+      'lots',
+    );
+    expect([code, stderr.split('\n')[0]]).toEqual([
+      2,
+      'petstore keys create: --per-day must be a positive integer',
+    ]);
+    expect(existsSync(path.join(folder, '.data'))).toBe(false);
+  });
 });
 
 describe('a KurrentDB server that does not answer', () => {
