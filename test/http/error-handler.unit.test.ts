@@ -34,7 +34,7 @@ describe('errorHandler', () => {
     expect(response.json()).toEqual({ code: 'not_found', message: 'No pet has the id 4.', status: 404 });
   });
 
-  it('hides an unexpected error behind a generic 500 and logs it with the request id', async () => {
+  it('hides an unexpected error behind a generic 500 and logs it', async () => {
     const { app, logged } = await appThrowing(new TypeError('secret internals at /srv/db.ts:12'));
     const response = await app.inject({ method: 'GET', url: '/boom' });
     expect(response.statusCode).toBe(500);
@@ -44,8 +44,9 @@ describe('errorHandler', () => {
       status: 500,
     });
     expect(response.body).not.toContain('secret');
-    expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ requestId: expect.any(String) });
+    expect(logged).toEqual([
+      { err: expect.objectContaining({ message: 'secret internals at /srv/db.ts:12' }) },
+    ]);
   });
 
   it('treats a SyntaxError thrown by a handler as a logged 500, not as invalid JSON from the client', async () => {
@@ -58,6 +59,6 @@ describe('errorHandler', () => {
       status: 500,
     });
     expect(logged).toHaveLength(1);
-    expect(logged[0]).toMatchObject({ err: expect.any(SyntaxError), requestId: expect.any(String) });
+    expect(logged[0]).toEqual({ err: expect.any(SyntaxError) });
   });
 });

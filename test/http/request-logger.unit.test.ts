@@ -30,9 +30,9 @@ it('makes no child logger for a request that logs nothing', () => {
 it('logs with the request id among its bindings once the request logs', async () => {
   const { logger, lines } = capturedLogger();
   const requestLogger = new LazyRequestLogger(logger, { reqId: 'r-2' }, {});
-  requestLogger.error({ requestId: 'r-2' }, 'unexpected error');
+  requestLogger.error({ err: new Error('boom') }, 'unexpected error');
   await new Promise((resolve) => setImmediate(resolve));
-  expect(lines).toMatchObject([{ level: 50, reqId: 'r-2', requestId: 'r-2', msg: 'unexpected error' }]);
+  expect(lines).toMatchObject([{ level: 50, reqId: 'r-2', msg: 'unexpected error' }]);
 });
 
 it('makes its child once, however often the request logs', () => {
