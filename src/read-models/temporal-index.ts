@@ -268,7 +268,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
     const format = this.#statements.getMeta.get('format') as { value: string } | undefined;
     if (format === undefined) this.#statements.setMeta.run('format', String(FORMAT));
     else if (format.value !== String(FORMAT))
-      throw new Error(`temporal index format ${format.value}, not ${FORMAT}: delete the file to rebuild it`);
+      // The caller names the file and says what to do (src/cli/store.ts).
+      throw new Error(`it holds the temporal index format ${format.value}, not ${FORMAT}`);
     const row = this.#statements.getMeta.get('checkpoint') as { value: string } | undefined;
     return row === undefined ? undefined : BigInt(row.value);
   }

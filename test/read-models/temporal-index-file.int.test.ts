@@ -2,10 +2,12 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { storeFailure } from '../../src/cli/store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { openTemporalIndex, TemporalIndexFileError } from '../../src/read-models/temporal-index-file.ts';
 import { capturedLogger } from '../support/log-lines.ts';
@@ -86,6 +88,22 @@ it('names the index file, not the event store, when it cannot be opened for anot
     'events.sqlite-wal',
     'temporal-index.sqlite',
   ]);
+});
+
+it('refuses an index of another format, saying once what to do', async () => {
+  await openTemporalIndex(file, store, pino({ level: 'silent' })).stop();
+  const db = new DatabaseSync(file);
+  db.exec("UPDATE meta SET value = '2' WHERE key = 'format'");
+  db.close();
+  let failure: unknown;
+  try {
+    openTemporalIndex(file, store, pino({ level: 'silent' }));
+  } catch (error) {
+    failure = error;
+  }
+  expect(storeFailure(failure)?.message).toBe(
+    `cannot use the temporal index ${file}: it holds the temporal index format 2, not 1. It is derived from the events: delete it to rebuild it.`,
+  );
 });
 
 const ROUNDS = 10;
