@@ -46,8 +46,12 @@ export async function run(args: string[]): Promise<void> {
   }
 }
 
-/** Where a rebuild ended: its last figures, and for a server's, its state. */
-type Rebuilt = ProgressFigures & { readonly state?: RebuildStatus['state']; readonly error?: string };
+/** Where a rebuild ended: its last figures; for a server's, its state; for an offline one, whether it saved a snapshot. */
+type Rebuilt = ProgressFigures & {
+  readonly state?: RebuildStatus['state'];
+  readonly error?: string;
+  readonly snapshotSaved?: boolean;
+};
 
 type Operator = {
   status(): Promise<ProjectionStatus[]>;
@@ -70,13 +74,20 @@ async function offline(config: ReturnType<typeof loadConfig>, command: string): 
     status: () => offlineStatus(store, snapshots, PROJECTIONS),
     async rebuild(name, onProgress) {
       let last: ProgressFigures | undefined;
-      await rebuildOffline(store, snapshots, projection(name), logger, (progress) => {
+      const { checkpoint } = await rebuildOffline(store, snapshots, projection(name), logger, (progress) => {
         last = progressFigures(progress);
         onProgress(last);
       }).catch((error: unknown) => {
         throw snapshotFailure(path.join(config.dataDir, 'snapshots', `${name}.snapshot`), error);
       });
-      return { ...(last ?? { events: 0, eventsPerSecond: 0 }), position: '1', target: '1', etaSeconds: 0 };
+      return {
+        ...(last ?? { events: 0, eventsPerSecond: 0 }),
+        position: '1',
+        target: '1',
+        etaSeconds: 0,
+        // An empty store has nothing to snapshot.
+        snapshotSaved: checkpoint !== undefined,
+      };
     },
     verify: (name) => verifyOffline(store, snapshots, projection(name), logger),
     close: () => store.close(),
@@ -102,7 +113,12 @@ async function rebuild(operator: Operator, name: string): Promise<void> {
     return;
   }
   progress.done(name, finished);
-  const swapped = finished.state === undefined ? 'snapshot saved' : 'swapped in for the live read model';
+  const swapped =
+    finished.state !== undefined
+      ? 'swapped in for the live read model'
+      : finished.snapshotSaved === false
+        ? 'the store holds no events, so no snapshot was written'
+        : 'snapshot saved';
   process.stdout.write(`${name}: rebuilt from ${finished.events} events; ${swapped}\n`);
 }
 

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import path from 'node:path';
@@ -112,6 +112,21 @@ describe('on the store and snapshot files alone', () => {
       ]);
     } finally {
       blocked.remove();
+    }
+  });
+
+  it('rebuild on a store that holds no events: says that no snapshot was written, and writes none', async () => {
+    const empty = makeTempDir();
+    try {
+      await openDataDirStore(empty.dir).close();
+      const { code, stdout } = await petstore(empty.dir, ['projections', 'rebuild', 'pet-list']);
+      expect([code, stdout]).toEqual([
+        0,
+        'pet-list: rebuilt from 0 events; the store holds no events, so no snapshot was written\n',
+      ]);
+      expect(existsSync(path.join(empty.dir, 'snapshots', 'pet-list.snapshot'))).toBe(false);
+    } finally {
+      empty.remove();
     }
   });
 
