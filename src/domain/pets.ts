@@ -146,8 +146,8 @@ export function decideChangeStatus(
   orderId?: number,
 ): PetStatusChanged[] {
   const { pet, heldBy } = live(state, id);
+  if (pet.status === status) return []; // no change, so none the holding order need allow
   if (heldBy !== undefined && heldBy !== orderId) throw new PetHeldByOrderError(id, heldBy);
-  if (pet.status === status) return [];
   if (!STATUS_TRANSITIONS[pet.status ?? 'none'].includes(status)) {
     throw new InvalidStatusTransitionError(pet.status, status);
   }

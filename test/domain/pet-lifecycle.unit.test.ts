@@ -6,6 +6,7 @@ import {
   InvalidStatusTransitionError,
   type Pet,
   type PetEvent,
+  PetHeldByOrderError,
   PetRemovedError,
   type PetState,
   STATUS_TRANSITIONS,
@@ -90,6 +91,24 @@ describe('decideUpdatePet', () => {
     ['pending', 'sold'],
   ] as const)('allows %s → %s', (from, to) => {
     expect(STATUS_TRANSITIONS[from]).toContain(to);
+  });
+
+  it('renames a pet an order holds when the patch repeats its status, which changes nothing', () => {
+    const held = given(created, {
+      type: 'PetStatusChanged',
+      data: { id: 7, status: 'pending', previousStatus: 'available', orderId: 3 },
+    });
+    expect(decideUpdatePet(held, 7, { name: 'Max', status: 'pending' })).toEqual([
+      { type: 'PetRenamed', data: { id: 7, name: 'Max', previousName: 'Rex' } },
+    ]);
+  });
+
+  it('refuses to change the status of a pet an order holds', () => {
+    const held = given(created, {
+      type: 'PetStatusChanged',
+      data: { id: 7, status: 'pending', previousStatus: 'available', orderId: 3 },
+    });
+    expect(() => decideUpdatePet(held, 7, { status: 'available' })).toThrow(new PetHeldByOrderError(7, 3));
   });
 
   it('answers not_found for a pet that never existed', () => {
