@@ -129,6 +129,16 @@ describe('completing and cancelling', () => {
     expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
   });
 
+  it('refuses a complete whose body is not JSON with 415, as the document says, and records nothing', async () => {
+    const order = await placed(await availablePet());
+    const response = await send('POST', `/v1/store/orders/${order.id}/complete`, 'paid', {
+      'content-type': 'text/plain',
+    });
+    expect([response.statusCode, response.json().code]).toEqual([415, 'unsupported_media_type']);
+    expect(openApiMismatches('POST', '/store/orders/{orderId}/complete', response)).toEqual([]);
+    expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
+  });
+
   it('completes an order sent with an empty JSON object as its body', async () => {
     const order = await placed(await availablePet());
     expect((await send('POST', `/v1/store/orders/${order.id}/complete`, {})).statusCode).toBe(200);

@@ -204,6 +204,19 @@ describe('DELETE /v1/pets/{petId}', () => {
     });
     expect((await get(pet.id)).statusCode).toBe(200);
   });
+
+  it('refuses a DELETE whose body is not JSON with 415, as the document says, and keeps the pet', async () => {
+    const pet = await create();
+    const response = await t.app.inject({
+      method: 'DELETE',
+      url: `/v1/pets/${pet.id}`,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'sold elsewhere',
+    });
+    expect([response.statusCode, response.json().code]).toEqual([415, 'unsupported_media_type']);
+    expect(openApiMismatches('DELETE', '/pets/{petId}', response)).toEqual([]);
+    expect((await get(pet.id)).statusCode).toBe(200);
+  });
 });
 
 describe('ETag, If-Match and If-None-Match', () => {
