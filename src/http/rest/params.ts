@@ -12,6 +12,19 @@ export function stringParam(query: Record<string, unknown>, name: string): strin
   return value;
 }
 
+/**
+ * The query of a write, which takes only the parameters `allowed`: any other is a 400, as a body
+ * field is (see `noFields`), rather than ignored. A client that sends one expects it to count:
+ * `?reason=` on a cancellation, whose reason goes in its body, would otherwise be dropped from the
+ * audit trail without a word. `what` says what the operation takes instead.
+ */
+export function onlyQueryParams(request: FastifyRequest, allowed: readonly string[], what: string): void {
+  const unknown = Object.keys(request.query as object).find((name) => !allowed.includes(name));
+  if (unknown !== undefined) {
+    throw new ValidationError(`Query parameter ${unknown} cannot be set; ${what}.`, unknown);
+  }
+}
+
 /** Decimal digits only: "1e2", "0x10", " 5" and "5.0" are not integers here. */
 export function integerParam(query: Record<string, unknown>, name: string): number | undefined {
   const value = stringParam(query, name);

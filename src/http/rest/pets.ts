@@ -11,6 +11,7 @@ import {
   integerParam,
   nextPageLink,
   noFields,
+  onlyQueryParams,
   preconditions,
   singleHeader,
   stringParam,
@@ -58,6 +59,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     '/pets',
     { config: WRITE, schema: { response: { 201: petResponseSchema } } },
     async (request, reply) => {
+      onlyQueryParams(request, [], 'adding a pet takes none (its fields go in the body)');
       const idempotencyKey = singleHeader(request, 'idempotency-key');
       const { pet, replayed } = await application.createPet(
         request.body,
@@ -93,6 +95,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     '/pets/:petId',
     { config: WRITE, schema: { response: { 200: petResponseSchema } } },
     async (request, reply) => {
+      onlyQueryParams(request, [], 'a patch takes none (its fields go in the body)');
       const { pet } = await application.updatePet(
         idParam(request, 'petId'),
         request.body,
@@ -104,6 +107,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
   );
 
   app.delete('/pets/:petId', { config: WRITE }, async (request, reply) => {
+    onlyQueryParams(request, ['reason'], 'removing a pet takes only reason');
     noFields(request.body, 'removing a pet takes no fields (a reason goes in the query: ?reason=…)');
     const reason = stringParam(request.query as Record<string, unknown>, 'reason');
     await application.removePet(idParam(request, 'petId'), requestContext(request), {

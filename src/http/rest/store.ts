@@ -11,6 +11,7 @@ import {
   integerParam,
   nextPageLink,
   noFields,
+  onlyQueryParams,
   preconditions,
   singleHeader,
   stringParam,
@@ -50,6 +51,7 @@ export async function storeRoutes(
     '/store/orders',
     { config: WRITE, schema: { response: { 201: orderResponseSchema } } },
     async (request, reply) => {
+      onlyQueryParams(request, [], 'placing an order takes none (its fields go in the body)');
       const idempotencyKey = singleHeader(request, 'idempotency-key');
       const { order, replayed } = await application.placeOrder(
         request.body,
@@ -74,6 +76,7 @@ export async function storeRoutes(
   );
 
   app.post('/store/orders/:orderId/complete', { config: WRITE, ...one }, async (request, reply) => {
+    onlyQueryParams(request, [], 'completing an order takes none');
     noFields(request.body, 'completing an order takes no fields');
     const { order } = await application.completeOrder(
       idParam(request, 'orderId'),
@@ -84,6 +87,7 @@ export async function storeRoutes(
   });
 
   app.post('/store/orders/:orderId/cancel', { config: WRITE, ...one }, async (request, reply) => {
+    onlyQueryParams(request, [], 'a cancellation takes none (a reason goes in the body: {"reason": "…"})');
     const reason = cancelReason(request.body);
     const { order } = await application.cancelOrder(idParam(request, 'orderId'), requestContext(request), {
       ...preconditions(request),

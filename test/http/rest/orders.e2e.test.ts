@@ -154,6 +154,18 @@ describe('completing and cancelling', () => {
     },
   );
 
+  it('refuses a cancel with its reason in the query with 400 naming it, and records nothing', async () => {
+    const order = await placed(await availablePet());
+    const response = await send('POST', `/v1/store/orders/${order.id}/cancel?reason=changed%20my%20mind`);
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message:
+        'Query parameter reason cannot be set; a cancellation takes none (a reason goes in the body: {"reason": "…"}).',
+      status: 400,
+    });
+    expect(await streamTypes(`order-${order.id}`)).toEqual(['OrderPlaced']);
+  });
+
   it('cancels an order with a reason: the pet is available again', async () => {
     const petId = await availablePet();
     const order = await placed(petId);

@@ -205,6 +205,17 @@ describe('DELETE /v1/pets/{petId}', () => {
     expect((await get(pet.id)).statusCode).toBe(200);
   });
 
+  it('refuses a DELETE with a query parameter other than reason with 400 naming it, and keeps the pet', async () => {
+    const pet = await create();
+    const response = await remove(pet.id, {}, '?reasons=adopted');
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message: 'Query parameter reasons cannot be set; removing a pet takes only reason.',
+      status: 400,
+    });
+    expect((await get(pet.id)).statusCode).toBe(200);
+  });
+
   it('refuses a DELETE whose body is not JSON with 415, as the document says, and keeps the pet', async () => {
     const pet = await create();
     const response = await t.app.inject({
