@@ -53,6 +53,19 @@ describe('Mutation.updatePet', () => {
     ]);
   });
 
+  it('takes a field given as null as left out, as GraphQL clients send unset fields: nothing changes', async () => {
+    const { id } = await createPet();
+    expect(await update({ id, input: { name: null, categoryId: null, status: null } })).toEqual({
+      __typename: 'Pet',
+      id,
+      name: 'Rex',
+      categoryId: 1,
+      status: 'available',
+      version: 0,
+    });
+    expect(await server.testApp.store.readStream(`pet-${id}`)).toHaveLength(1);
+  });
+
   it('returns a ValidationError naming the field, by the rules of REST', async () => {
     const { id } = await createPet();
     expect(await update({ id, input: { name: ' ' } })).toEqual({

@@ -15,7 +15,8 @@ import { SafeInt } from './safe-int.ts';
 
 const PetPatch = builder.inputType('PetPatch', {
   description:
-    'What to change; a field left out stays as it is. Status changes follow the transition table ' +
+    'What to change; a field left out (or null: no field can be removed) stays as it is. Status ' +
+    'changes follow the transition table ' +
     '(available ⇄ pending, either → sold; sold is final).',
   fields: (t) => ({
     name: t.string({ description: `Not blank, at most ${PET_NAME_MAX_LENGTH} characters.` }),
