@@ -106,7 +106,8 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: { scope: 'orders:read' },
     description:
-      'Your orders (every order, for an admin key), in the order they were placed: REST’s list rules.',
+      'Your orders (every order, for an admin key), in ascending id order (the order they were placed ' +
+      'in, with one process): REST’s list rules.',
     args: { first: t.arg.int(), after: t.arg.string(), status: t.arg({ type: OrderStatus }) },
     resolve: (_root, args, { application, requestContext }) => {
       const page = withArgumentNames(ORDER_ARGUMENTS, () =>
