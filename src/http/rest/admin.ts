@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Application } from '../../application/index.ts';
 import { allowOnly } from '../four-oh-four.ts';
+import { noFields, onlyQueryParams } from './params.ts';
 
 const ADMIN = { scope: 'admin' } as const;
 
@@ -17,12 +18,17 @@ export async function adminRoutes(
   const name = (params: unknown) => (params as { name: string }).name;
 
   app.get('/admin/projections', { config: ADMIN }, async () => readModels.status());
-  app.post('/admin/projections/:name/rebuild', { config: ADMIN }, async (request, reply) =>
-    reply.code(202).send(readModels.rebuild(name(request.params))),
-  );
-  app.post('/admin/projections/:name/verify', { config: ADMIN }, async (request) =>
-    readModels.verify(name(request.params)),
-  );
+  // Neither takes input: a field or parameter sent would be ignored, so it is refused (see noFields).
+  app.post('/admin/projections/:name/rebuild', { config: ADMIN }, async (request, reply) => {
+    onlyQueryParams(request, [], 'a rebuild takes none');
+    noFields(request.body, 'a rebuild takes no fields');
+    return reply.code(202).send(readModels.rebuild(name(request.params)));
+  });
+  app.post('/admin/projections/:name/verify', { config: ADMIN }, async (request) => {
+    onlyQueryParams(request, [], 'a verification takes none');
+    noFields(request.body, 'a verification takes no fields');
+    return readModels.verify(name(request.params));
+  });
   allowOnly(app, '/admin/projections', ['GET', 'HEAD']);
   allowOnly(app, '/admin/projections/:name/rebuild', ['POST']);
   allowOnly(app, '/admin/projections/:name/verify', ['POST']);

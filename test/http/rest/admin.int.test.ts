@@ -64,6 +64,49 @@ describe('the admin endpoints', () => {
     expect(response.json()).toMatchObject({ name: 'api-keys', live: { result: 'same' } });
   });
 
+  it.each(['rebuild', 'verify'])(
+    'POST …/%s with a field in its body: 400 naming it, as the document says, and nothing started',
+    async (action) => {
+      const before = (await call('GET', '/v1/admin/projections')).json<{ rebuild: unknown }[]>()[0]!.rebuild;
+      const response = await app.app.inject({
+        method: 'POST',
+        url: `/v1/admin/projections/pet-list/${action}`,
+        headers: { authorization: admin, 'content-type': 'application/json' },
+        payload: { force: true },
+      });
+      expect([
+        response.statusCode,
+        response.json(),
+        openApiMismatches('POST', `/admin/projections/{name}/${action}`, response),
+      ]).toEqual([
+        400,
+        {
+          code: 'validation_failed',
+          message: `Field force cannot be set; a ${action === 'rebuild' ? 'rebuild' : 'verification'} takes no fields.`,
+          status: 400,
+        },
+        [],
+      ]);
+      expect((await call('GET', '/v1/admin/projections')).json<{ rebuild: unknown }[]>()[0]!.rebuild).toEqual(
+        before,
+      );
+    },
+  );
+
+  it('POST …/verify with a body that is not JSON: 415, as the document says', async () => {
+    const response = await app.app.inject({
+      method: 'POST',
+      url: '/v1/admin/projections/pet-list/verify',
+      headers: { authorization: admin, 'content-type': 'text/plain' },
+      payload: 'now',
+    });
+    expect([
+      response.statusCode,
+      response.json<{ code: string }>().code,
+      openApiMismatches('POST', '/admin/projections/{name}/verify', response),
+    ]).toEqual([415, 'unsupported_media_type', []]);
+  });
+
   it('404 for a projection that does not exist', async () => {
     const response = await call('POST', '/v1/admin/projections/orders-by-moon/verify');
     expect([response.statusCode, response.json()]).toEqual([
