@@ -32,6 +32,8 @@ export async function startTestApp(
     counters?: CounterStore;
     /** Where the service logs; by default pino at LOG_LEVEL (silent) on stdout. */
     logger?: Logger;
+    /** The temporal index follows the store once this settles (at once by default); see `startService`. */
+    backgroundAfter?: Promise<unknown>;
   } = {},
 ): Promise<TestApp> {
   const temp = makeTempDir();
@@ -45,6 +47,7 @@ export async function startTestApp(
   const service = await startService(config, logger, {
     clock: options.clock ?? systemClock,
     ...(options.counters === undefined ? {} : { counters: options.counters }),
+    ...(options.backgroundAfter === undefined ? {} : { backgroundAfter: options.backgroundAfter }),
   });
   const guard = options.guard === undefined ? openGuard : options.guard(service);
   const app = await buildApp({ config, application: service.application, guard, logger });

@@ -50,6 +50,7 @@ export async function startGuardedApp(options: {
   /** Rate-limit counters other than the in-memory default (which answer without a promise). */
   counters?: CounterStore;
   logger?: Logger;
+  backgroundAfter?: Promise<unknown>;
 }): Promise<GuardedApp> {
   const { clock } = options;
   const testApp = await startTestApp({
@@ -57,6 +58,7 @@ export async function startGuardedApp(options: {
     ...(options.env === undefined ? {} : { env: options.env }),
     ...(options.counters === undefined ? {} : { counters: options.counters }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.backgroundAfter === undefined ? {} : { backgroundAfter: options.backgroundAfter }),
     guard: (service) => apiKeyGuard(service.auth),
   });
   const started = testApp.service.auth;

@@ -1,6 +1,7 @@
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Application, PetsPage } from '../../application/index.ts';
 import { InsufficientScopeError } from '../../shared/auth-errors.ts';
+import { NotFoundError } from '../../shared/errors.ts';
 import type { VersionedPet } from '../../domain/pets.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { petResponseSchema, petsResponseSchema } from '../openapi.ts';
@@ -83,11 +84,19 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
       },
     },
     (request, reply) => {
-      const pet = application.getPet(idParam(request, 'petId'));
-      if (notModified(request.headers, `Pet ${pet.id}`, pet.version)) {
-        return reply.code(304).header('ETag', etagOf(pet.version)).send();
-      }
-      return sendPet(reply, pet);
+      const id = idParam(request, 'petId');
+      const asOf = stringParam(request.query as Record<string, unknown>, 'asOf');
+      if (asOf === undefined) return sendRead(request, reply, application.getPet(id), `Pet ${id}`);
+      // As for the list: the past is for auditors.
+      if (!request.hasScope('audit:read')) throw new InsufficientScopeError('audit:read');
+      return application.getPetAsOf(id, asOf).then((pet) => {
+        if (pet === undefined) {
+          throw new NotFoundError(
+            `No pet had the id ${id} as of ${asOf}: it was not created yet, or was removed by then.`,
+          );
+        }
+        return sendRead(request, reply, pet, `Pet ${id} as of ${asOf}`);
+      });
     },
   );
 
@@ -119,6 +128,18 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
 
   allowOnly(app, '/pets', ['GET', 'HEAD', 'POST']);
   allowOnly(app, '/pets/:petId', ['GET', 'HEAD', 'PATCH', 'DELETE']);
+}
+
+/**
+ * A read of one pet, now or as it was: its ETag is the version it has (or had), so If-None-Match
+ * answers 304 and If-Match 412 against that version. A past read at a position or a time gone by
+ * keeps its tag; one at a time still to come follows the pet, and its tag with it.
+ */
+function sendRead(request: FastifyRequest, reply: FastifyReply, pet: VersionedPet, what: string) {
+  if (notModified(request.headers, what, pet.version)) {
+    return reply.code(304).header('ETag', etagOf(pet.version)).send();
+  }
+  return sendPet(reply, pet);
 }
 
 function sendPet(reply: FastifyReply, pet: VersionedPet): FastifyReply {

@@ -49,7 +49,7 @@ builder.queryFields((t) => ({
     description:
       'One pet by id. When there is none: null, with an error whose extensions.code is not_found ' +
       '(pet_removed once removed). With asOf (audit:read): the pet as it was then, null (and no error) ' +
-      'when it did not exist yet or was removed by then.',
+      'when it did not exist yet or was removed by then (REST: GET /v1/pets/{petId}?asOf=…, a 404 instead).',
     args: { id: t.arg({ type: SafeInt, required: true }), asOf: t.arg.string({ description: AS_OF }) },
     resolve: (_root, args, { application }) =>
       withArgumentNames(PET_ARGUMENTS, () =>
