@@ -111,6 +111,17 @@ describe('GET /v1/pets/{petId}/history', () => {
       'Bearer realm="petstore", error="insufficient_scope", scope="audit:read"',
     ]);
   });
+
+  it('refuses asOf with 400 naming it and the read of the pet as it was, rather than answer the whole history', async () => {
+    const id = await petWithAPast();
+    const response = await service.send(auditor, 'GET', `/v1/pets/${id}/history?asOf=2030-01-15T10:00:00Z`);
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message: `Query parameter asOf cannot be set: a history holds every event of the pet, to now; GET /v1/pets/${id}?asOf=… reads it as it was.`,
+      status: 400,
+    });
+    expect(openApiMismatches('GET', '/pets/{petId}/history', response)).toEqual([]);
+  });
 });
 
 describe('GET /v1/store/orders/{orderId}/history', () => {
@@ -124,6 +135,20 @@ describe('GET /v1/store/orders/{orderId}/history', () => {
       type: string;
     }[];
     expect(history.map((event) => event.type)).toEqual(['OrderPlaced', 'OrderCompleted']);
+  });
+
+  it('refuses asOf with 400 naming it, rather than answer the whole history', async () => {
+    const petId = (
+      await service.send(shop.secret, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
+    ).json().id;
+    const order = (await service.send(shop.secret, 'POST', '/v1/store/orders', { petId })).json();
+    const response = await service.send(auditor, 'GET', `/v1/store/orders/${order.id}/history?asOf=1`);
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message:
+        'Query parameter asOf cannot be set: a history holds every event of the order, to now, each with its time and position.',
+      status: 400,
+    });
   });
 });
 

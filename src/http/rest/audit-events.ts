@@ -5,7 +5,7 @@ import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
-import { integerParam, singleHeader, stringParam } from './params.ts';
+import { integerParam, presentOnly, singleHeader, stringParam } from './params.ts';
 
 const AUDIT = { scope: 'audit:read' } as const;
 
@@ -29,6 +29,10 @@ export async function auditEventRoutes(
     '/audit/events',
     { config: AUDIT, schema: { response: { 200: auditEventsResponseSchema } } },
     async (request, reply) => {
+      presentOnly(
+        request,
+        'the feed holds every event, to now, each with its time; after starts it past a position',
+      );
       const query = request.query as Record<string, unknown>;
       const after = position(stringParam(query, 'after'), 'after');
       // A reconnecting client's Last-Event-ID, when it sends one, is where it resumes.

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Application, HistoryPage } from '../../application/index.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { historyResponseSchema } from '../openapi.ts';
-import { idParam, integerParam, nextPageLink } from './params.ts';
+import { idParam, integerParam, nextPageLink, presentOnly } from './params.ts';
 
 const AUDIT = { scope: 'audit:read' } as const;
 
@@ -17,6 +17,10 @@ export async function historyRoutes(
   app.get('/pets/:petId/history', { config: AUDIT, schema }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const id = idParam(request, 'petId');
+    presentOnly(
+      request,
+      `a history holds every event of the pet, to now; GET /v1/pets/${id}?asOf=… reads it as it was`,
+    );
     const page = await application.petHistory(id, paging(query));
     return sendPage(reply, page, `/v1/pets/${id}/history`, query);
   });
@@ -24,6 +28,7 @@ export async function historyRoutes(
   app.get('/store/orders/:orderId/history', { config: AUDIT, schema }, async (request, reply) => {
     const query = request.query as Record<string, unknown>;
     const id = idParam(request, 'orderId');
+    presentOnly(request, 'a history holds every event of the order, to now, each with its time and position');
     const page = await application.orderHistory(id, paging(query));
     return sendPage(reply, page, `/v1/store/orders/${id}/history`, query);
   });

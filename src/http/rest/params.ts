@@ -25,6 +25,17 @@ export function onlyQueryParams(request: FastifyRequest, allowed: readonly strin
   }
 }
 
+/**
+ * The query of a read that answers only the present: `asOf` is a 400, rather than the present
+ * answered to a client that asked for the past (and takes it for the past). Other parameters a read
+ * does not take stay tolerated (cache-busters). `why` says what the read answers and what reads the
+ * past instead.
+ */
+export function presentOnly(request: FastifyRequest, why: string): void {
+  if ((request.query as Record<string, unknown>).asOf === undefined) return;
+  throw new ValidationError(`Query parameter asOf cannot be set: ${why}.`, 'asOf');
+}
+
 /** Decimal digits only: "1e2", "0x10", " 5" and "5.0" are not integers here. */
 export function integerParam(query: Record<string, unknown>, name: string): number | undefined {
   const value = stringParam(query, name);

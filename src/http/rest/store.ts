@@ -13,6 +13,7 @@ import {
   noFields,
   onlyQueryParams,
   preconditions,
+  presentOnly,
   singleHeader,
   stringParam,
 } from './params.ts';
@@ -32,6 +33,10 @@ export async function storeRoutes(
     '/store/orders',
     { config: READ, schema: { response: { 200: ordersResponseSchema } } },
     (request, reply) => {
+      presentOnly(
+        request,
+        "orders are listed only as they are now; GET /v1/store/orders/{orderId}/history gives an order's past",
+      );
       const query = request.query as Record<string, unknown>;
       const page = application.listOrders(
         {
@@ -67,7 +72,12 @@ export async function storeRoutes(
     '/store/orders/:orderId',
     { config: READ, schema: { response: { 200: orderResponseSchema, 304: { type: 'null' } } } },
     (request, reply) => {
-      const order = application.getOrder(idParam(request, 'orderId'), requestContext(request));
+      const id = idParam(request, 'orderId');
+      presentOnly(
+        request,
+        `an order is read only as it is now; GET /v1/store/orders/${id}/history gives its past`,
+      );
+      const order = application.getOrder(id, requestContext(request));
       if (notModified(request.headers, `Order ${order.id}`, order.version)) {
         return reply.code(304).header('ETag', etagOf(order.version)).send();
       }
@@ -99,7 +109,13 @@ export async function storeRoutes(
   app.get(
     '/store/inventory',
     { config: { scope: 'pets:read' }, schema: { response: { 200: inventoryResponseSchema } } },
-    () => application.inventory(),
+    (request) => {
+      presentOnly(
+        request,
+        'the inventory counts pets only as they are now; GET /v1/pets?asOf=… lists the catalogue as it was',
+      );
+      return application.inventory();
+    },
   );
 
   allowOnly(app, '/store/orders', ['GET', 'HEAD', 'POST']);

@@ -185,6 +185,19 @@ describe('GET /v1/audit/events', () => {
     expect(answered).toEqual([200, type]);
   });
 
+  it('refuses asOf with 400 naming it and saying where the feed starts, rather than answer every event', async () => {
+    expect(await page('?asOf=2030-01-14T09:00:00Z')).toEqual({
+      status: 400,
+      link: null,
+      body: {
+        code: 'validation_failed',
+        message:
+          'Query parameter asOf cannot be set: the feed holds every event, to now, each with its time; after starts it past a position.',
+        status: 400,
+      },
+    });
+  });
+
   it('needs the audit:read scope', async () => {
     expect(await page('', writer)).toMatchObject({ status: 403, body: { code: 'insufficient_scope' } });
   });

@@ -300,6 +300,41 @@ describe('reading orders and the inventory', () => {
   });
 });
 
+describe('asOf on reads that answer only the present', () => {
+  it('refuses asOf on the order list with 400 naming it, rather than list the orders as they are now', async () => {
+    const response = await send('GET', '/v1/store/orders?asOf=2030-01-14T09:00:00Z');
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message:
+        "Query parameter asOf cannot be set: orders are listed only as they are now; GET /v1/store/orders/{orderId}/history gives an order's past.",
+      status: 400,
+    });
+    expect(openApiMismatches('GET', '/store/orders', response)).toEqual([]);
+  });
+
+  it('refuses asOf on one order with 400 naming it and the order’s history', async () => {
+    const order = await placed(await availablePet());
+    const response = await send('GET', `/v1/store/orders/${order.id}?asOf=1`);
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message: `Query parameter asOf cannot be set: an order is read only as it is now; GET /v1/store/orders/${order.id}/history gives its past.`,
+      status: 400,
+    });
+    expect(openApiMismatches('GET', '/store/orders/{orderId}', response)).toEqual([]);
+  });
+
+  it('refuses asOf on the inventory with 400 naming it and the catalogue’s past', async () => {
+    const response = await send('GET', '/v1/store/inventory?asOf=2030-01-14T09:00:00Z');
+    expect(response.json()).toEqual({
+      code: 'validation_failed',
+      message:
+        'Query parameter asOf cannot be set: the inventory counts pets only as they are now; GET /v1/pets?asOf=… lists the catalogue as it was.',
+      status: 400,
+    });
+    expect(openApiMismatches('GET', '/store/inventory', response)).toEqual([]);
+  });
+});
+
 describe('Idempotency-Key on orders', () => {
   it('answers a retry with the first order, placing nothing', async () => {
     const petId = await availablePet();
