@@ -8,6 +8,7 @@ import {
 import type { AsOf, TemporalPetIndex } from '../application/ports/read-models.ts';
 import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pets.ts';
 import { openWalDatabase } from '../shared/sqlite-file.ts';
+import { eventIdAt } from './read-model.ts';
 import { RetriedFailureLog } from './retried-failure-log.ts';
 
 /**
@@ -20,7 +21,9 @@ import { RetriedFailureLog } from './retried-failure-log.ts';
  * heap), and follows the store with its own subscription, in small transactions that leave the
  * event loop free between them. Each transaction re-reads the checkpoint it advances, so several
  * processes sharing a data directory share one index and never apply an event twice. Delete the
- * file to rebuild it.
+ * file to rebuild it. Like a snapshot, it records the id of the event at its checkpoint: an index
+ * that a store restored from a backup, or another store, does not hold that event for is emptied and
+ * rebuilt (it would answer pets the store never had, and pass over the store's own events).
  */
 
 const FORMAT = 1;
@@ -76,12 +79,15 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   readonly #statements: ReturnType<typeof prepare>;
   #checkpoint: bigint | undefined;
   #waiters: { position: bigint; resolve: () => void; reject: (error: Error) => void }[] = [];
+  readonly #logger: Logger;
   readonly #failures: RetriedFailureLog;
   #stopped = false;
   #following: Promise<void> | undefined;
   #subscription: ReturnType<EventStore['subscribeToAll']> | undefined;
   /** Ends the current pause between batches at once; undefined when not pausing. */
   #endPause: (() => void) | undefined;
+  /** Whether the checkpoint is known to be one of this store's: until then no reader is answered. */
+  #proven = false;
 
   constructor(file: string, store: EventStore, logger: Logger) {
     // Rebuildable from the store: no fsync per batch. Several worker processes may open it at once.
@@ -94,6 +100,7 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
       throw error;
     }
     this.#store = store;
+    this.#logger = logger;
     this.#failures = new RetriedFailureLog(logger, 'temporal index: subscription failed, resubscribing');
   }
 
@@ -117,7 +124,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   }
 
   waitFor(position: bigint): Promise<void> {
-    if (this.#checkpoint !== undefined && this.#checkpoint >= position) return Promise.resolve();
+    if (this.#proven && this.#checkpoint !== undefined && this.#checkpoint >= position)
+      return Promise.resolve();
     const caughtUp = new Promise<void>((resolve, reject) =>
       this.#waiters.push({ position, resolve, reject }),
     );
@@ -155,6 +163,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   async #follow(): Promise<void> {
     while (!this.#stopped) {
       try {
+        if (!this.#proven) await this.#proveCheckpoint();
+        if (this.#stopped) return; // a reader the proof woke may have stopped the index meanwhile
         this.#subscription = this.#store.subscribeToAll(
           this.#checkpoint === undefined ? {} : { after: this.#checkpoint },
         );
@@ -190,6 +200,53 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
     for (const waiter of blocked) waiter.reject(error);
   }
 
+  /**
+   * Empties the index, in one transaction, when the event at its checkpoint is not the one it
+   * recorded there: the store was restored from a backup, or replaced. An index written before
+   * checkpoint ids were recorded is emptied only when the store has no event at its checkpoint; its
+   * next batch records the id.
+   */
+  async #proveCheckpoint(): Promise<void> {
+    const recorded = this.#recordedCheckpoint();
+    if (recorded.position !== undefined) {
+      const found = await eventIdAt(this.#store)(recorded.position);
+      if (found === undefined) this.#reset(recorded, 'no event');
+      else if (recorded.eventId !== undefined && found !== recorded.eventId)
+        this.#reset(recorded, 'another event');
+    }
+    this.#proven = true;
+    this.#wake();
+  }
+
+  #reset(recorded: { position?: bigint; eventId?: string }, found: string): void {
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const now = this.#recordedCheckpoint();
+      // Another process sharing the index may have reset it, and followed the store, meanwhile.
+      if (now.position === recorded.position && now.eventId === recorded.eventId) {
+        this.#db.exec('DELETE FROM pet_versions');
+        this.#db.exec("DELETE FROM meta WHERE key IN ('checkpoint', 'checkpointEventId')");
+      }
+      this.#db.exec('COMMIT');
+    } catch (error) {
+      this.#db.exec('ROLLBACK');
+      throw error;
+    }
+    this.#checkpoint = this.#readCheckpoint();
+    this.#logger.warn(
+      `temporal index: not made from this event store (${found} ${recorded.position} there): rebuilding it from position 0`,
+    );
+  }
+
+  #recordedCheckpoint(): { position?: bigint; eventId?: string } {
+    const eventId = this.#statements.getMeta.get('checkpointEventId') as { value: string } | undefined;
+    const position = this.#readCheckpoint();
+    return {
+      ...(position !== undefined && { position }),
+      ...(eventId !== undefined && { eventId: eventId.value }),
+    };
+  }
+
   /** Lets events gather for GATHER_MS, or until a reader waits or the index stops. */
   #pause(): Promise<void> {
     if (this.#stopped || this.#waiters.length > 0) return Promise.resolve();
@@ -215,7 +272,10 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
         if (PET_EVENT_TYPES.has(event.type)) this.#applyPetEvent(event);
       }
       committed = checkpoint === undefined || last.position > checkpoint ? last.position : checkpoint;
-      if (committed !== checkpoint) this.#statements.setMeta.run('checkpoint', committed.toString());
+      if (committed !== checkpoint) {
+        this.#statements.setMeta.run('checkpoint', committed.toString());
+        this.#statements.setMeta.run('checkpointEventId', last.metadata.eventId);
+      }
       this.#db.exec('COMMIT');
     } catch (error) {
       this.#db.exec('ROLLBACK');

@@ -111,6 +111,38 @@ describe('SqliteTemporalIndex', () => {
     await second.stop();
   });
 
+  it('drops what it holds and follows from position 0 when the store is not the one it followed', async () => {
+    const { renamed } = await renamedPet();
+    const file = path.join(temp.dir, 'temporal.sqlite');
+    const first = new SqliteTemporalIndex(file, store, logger);
+    first.start();
+    await first.waitFor(renamed);
+    await first.stop();
+    const other = openSqliteEventStore({ file: path.join(temp.dir, 'restored.sqlite') });
+    const { position } = await other.appendToStream('pet-7', [
+      {
+        type: 'PetCreated',
+        data: { id: 7, name: 'Bella', categoryId: 2 },
+        metadata: metadata('2030-01-01T00:00:00.000Z'),
+      },
+    ]);
+    const { logger: captured, lines } = capturedLogger();
+    const second = new SqliteTemporalIndex(file, other, captured);
+    second.start();
+    await second.waitFor(position);
+    expect(second.pageAsOf({ at: { timeMs: Date.parse('2030-02-01T00:00:00Z') }, limit: 10 }).pets).toEqual([
+      { id: 7, name: 'Bella', categoryId: 2, version: 0 },
+    ]);
+    await second.stop();
+    await other.close();
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([
+      [
+        40,
+        'temporal index: not made from this event store (no event 2 there): rebuilding it from position 0',
+      ],
+    ]);
+  });
+
   it('tells whoever waits past an unreadable event why, and logs that failure once while it repeats', async () => {
     const { created, renamed } = await renamedPet();
     rewriteEvent(path.join(temp.dir, 'events.sqlite'), Number(created), 'metadata', 'null');
