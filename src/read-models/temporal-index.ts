@@ -229,7 +229,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
       }
       this.#db.exec('COMMIT');
     } catch (error) {
-      this.#db.exec('ROLLBACK');
+      // A failed COMMIT (a full disk) may have rolled back already: a ROLLBACK then would hide why.
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw error;
     }
     this.#checkpoint = this.#readCheckpoint();
@@ -278,7 +279,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
       }
       this.#db.exec('COMMIT');
     } catch (error) {
-      this.#db.exec('ROLLBACK');
+      // A failed COMMIT (a full disk) may have rolled back already: a ROLLBACK then would hide why.
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
       throw error;
     }
     this.#checkpoint = committed;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventStore, UnreadableEventError } from '../../src/application/ports/event-store.ts';
@@ -141,6 +142,26 @@ describe('SqliteTemporalIndex', () => {
         'temporal index: not made from this event store (no event 2 there): rebuilding it from position 0',
       ],
     ]);
+  });
+
+  it('logs why a batch failed when SQLite has already rolled its transaction back (a full disk)', async () => {
+    await renamedPet();
+    const file = path.join(temp.dir, 'temporal.sqlite');
+    await new SqliteTemporalIndex(file, store, logger).stop(); // creates the file and its tables
+    const db = new DatabaseSync(file);
+    db.exec(
+      "CREATE TRIGGER full BEFORE INSERT ON pet_versions BEGIN SELECT RAISE(ROLLBACK, 'database or disk is full'); END",
+    );
+    db.close();
+    const { logger: captured, lines } = capturedLogger();
+    const index = new SqliteTemporalIndex(file, store, captured);
+    index.start();
+    await expect.poll(() => lines.length).toBe(1);
+    await index.stop();
+    expect(lines[0]).toMatchObject({
+      msg: 'temporal index: subscription failed, resubscribing',
+      err: { message: 'database or disk is full' },
+    });
   });
 
   it('tells whoever waits past an unreadable event why, and logs that failure once while it repeats', async () => {
