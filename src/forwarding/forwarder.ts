@@ -1,7 +1,7 @@
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import { batches } from './batches.ts';
 import { toKafkaMessage } from './message.ts';
-import { type EventPublisher, PublisherFencedError } from './publisher.ts';
+import { type EventPublisher, type OutgoingMessage, PublisherFencedError } from './publisher.ts';
 
 /**
  * Forwards every event of the store to the publisher, in store order, at least once.
@@ -26,6 +26,8 @@ export type ForwarderOptions = {
   readonly createPublisher: () => EventPublisher;
   readonly log: ForwarderLog;
   readonly maxBatchSize?: number;
+  /** Bytes of keys, values and headers one batch may hold (at least one message): see MAX_BATCH_BYTES. */
+  readonly maxBatchBytes?: number;
   readonly lingerMs?: number;
   /** While no event arrives for this long, the checkpoint is rewritten, so the broker keeps it. */
   readonly checkpointRefreshMs?: number;
@@ -48,6 +50,13 @@ export type Forwarder = {
   readonly done: Promise<void>;
   stop(): Promise<void>;
 };
+
+/**
+ * Kafka refuses a batch over the topic's `max.message.bytes` (1 MiB by default) whatever how often
+ * it is sent: 500 events of orders with long notes are more. Half of it leaves room for Kafka's
+ * own framing of each record.
+ */
+const MAX_BATCH_BYTES = 512 * 1024;
 
 export function startForwarder(options: ForwarderOptions): Forwarder {
   let stopping = false;
@@ -77,14 +86,16 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         lingerMs: options.lingerMs ?? 5,
         idleMs: options.checkpointRefreshMs ?? 3_600_000,
       };
-      for await (const batch of batches(feed, batchOptions)) {
-        if (stopping) return;
-        const last = batch.at(-1)?.position ?? checkpoint;
-        if (last === undefined) continue;
-        const publish = () => publisher.publish(batch.map(toKafkaMessage), last);
-        await (options.observePublish === undefined ? publish() : options.observePublish(batch, publish));
-        checkpoint = last;
-        options.onCheckpoint?.(last);
+      for await (const feedBatch of batches(feed, batchOptions)) {
+        for (const { events, messages } of withinBytes(feedBatch, options.maxBatchBytes ?? MAX_BATCH_BYTES)) {
+          if (stopping) return;
+          const last = events.at(-1)?.position ?? checkpoint;
+          if (last === undefined) continue;
+          const publish = () => publisher.publish(messages, last);
+          await (options.observePublish === undefined ? publish() : options.observePublish(events, publish));
+          checkpoint = last;
+          options.onCheckpoint?.(last);
+        }
       }
     } finally {
       closeSession = undefined;
@@ -129,4 +140,35 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       await done.catch(() => {});
     },
   };
+}
+
+/**
+ * A batch of the feed as the batches the broker is sent, in order, each of at most `maxBytes` (or
+ * one message). An empty batch (a checkpoint refresh) stays one.
+ */
+function* withinBytes(
+  batch: readonly RecordedEvent[],
+  maxBytes: number,
+): Generator<{ events: RecordedEvent[]; messages: OutgoingMessage[] }> {
+  let part = { events: [] as RecordedEvent[], messages: [] as OutgoingMessage[] };
+  let bytes = 0;
+  for (const event of batch) {
+    const message = toKafkaMessage(event);
+    const size = messageBytes(message);
+    if (part.events.length > 0 && bytes + size > maxBytes) {
+      yield part;
+      part = { events: [], messages: [] };
+      bytes = 0;
+    }
+    part.events.push(event);
+    part.messages.push(message);
+    bytes += size;
+  }
+  yield part;
+}
+
+function messageBytes({ key, value, headers }: OutgoingMessage): number {
+  let bytes = Buffer.byteLength(key) + Buffer.byteLength(value);
+  for (const name in headers) bytes += Buffer.byteLength(name) + Buffer.byteLength(headers[name]!);
+  return bytes;
 }

@@ -20,6 +20,8 @@ class ScriptedBroker {
   checkpoint: bigint | undefined;
   failNextPublishes = 0;
   fenceNextPublish = false;
+  /** Kafka's message.max.bytes: a batch over it is refused (MESSAGE_TOO_LARGE), however often it is sent. */
+  maxBatchBytes = Number.POSITIVE_INFINITY;
 
   publisher(): EventPublisher {
     return {
@@ -27,6 +29,10 @@ class ScriptedBroker {
       readCheckpoint: async () => this.checkpoint,
       publish: async (messages, checkpoint) => {
         if (this.fenceNextPublish) throw new PublisherFencedError(new Error('INVALID_PRODUCER_EPOCH'));
+        if (batchBytes(messages) > this.maxBatchBytes)
+          throw new Error(
+            'The request included a message larger than the max message size the server will accept',
+          );
         if (this.failNextPublishes > 0) {
           this.failNextPublishes -= 1;
           throw new Error('broker unreachable');
@@ -37,6 +43,16 @@ class ScriptedBroker {
       close: async () => {},
     };
   }
+}
+
+function batchBytes(messages: readonly OutgoingMessage[]): number {
+  let bytes = 0;
+  for (const { key, value, headers } of messages) {
+    bytes += Buffer.byteLength(key) + Buffer.byteLength(value);
+    for (const [name, text] of Object.entries(headers))
+      bytes += Buffer.byteLength(name) + Buffer.byteLength(text);
+  }
+  return bytes;
 }
 
 const quiet = { info: () => {}, warn: () => {} };
@@ -107,6 +123,35 @@ describe('forwarder', () => {
     await forwarder.stop();
     expect(checkpoints).toEqual([positions[2]]);
     expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([0, 1, 2]);
+  });
+
+  it('splits a backlog of large events into batches the broker accepts, instead of retrying one it refuses forever', async () => {
+    store = openStore();
+    // An order's note holds up to 500 code points, 2,000 bytes of emoji: 500 such events are over 1 MiB.
+    const note = '\u{1F600}'.repeat(500);
+    const events = Array.from({ length: 600 }, (_, n) => ({
+      type: 'OrderPlaced',
+      data: { n, note },
+      metadata: {
+        eventId: randomUUID(),
+        occurredAt: '2026-01-02T03:04:05.000Z',
+        correlationId: 'c',
+        schemaVersion: 1,
+      },
+    }));
+    const { position } = await store.appendToStream('order-1', events);
+    const broker = new ScriptedBroker();
+    broker.maxBatchBytes = 1_048_588; // Kafka's default message.max.bytes
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+      retryDelayMs: 1,
+    });
+    await until(() => broker.checkpoint === position);
+    await forwarder.stop();
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual(events.map((_, n) => n));
   });
 
   it('stops for good when fenced by a newer forwarder', async () => {
