@@ -73,6 +73,13 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     try {
       await publisher.connect();
       let checkpoint = await publisher.readCheckpoint();
+      if (checkpoint !== undefined && !(await holdsEventAt(options.store, checkpoint))) {
+        options.log.warn(
+          { event: 'forwarder.checkpoint_not_in_store', checkpoint: checkpoint.toString() },
+          'the checkpoint in Kafka names no event of this store (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id',
+        );
+        checkpoint = undefined;
+      }
       options.log.info(
         { checkpoint: checkpoint?.toString() ?? null },
         'forwarder resumes after its checkpoint',
@@ -171,4 +178,15 @@ function messageBytes({ key, value, headers }: OutgoingMessage): number {
   let bytes = Buffer.byteLength(key) + Buffer.byteLength(value);
   for (const name in headers) bytes += Buffer.byteLength(name) + Buffer.byteLength(headers[name]!);
   return bytes;
+}
+
+/**
+ * Whether the store holds an event at the position a checkpoint names. One it does not hold was
+ * written by a store this one no longer is (restored from a backup, or another store's topic):
+ * resuming after it would pass over the events this store appends at positions up to it.
+ */
+async function holdsEventAt(store: EventStore, position: bigint): Promise<boolean> {
+  for await (const event of store.readAll({ after: position - 1n, maxCount: 1 }))
+    return event.position === position;
+  return false;
 }

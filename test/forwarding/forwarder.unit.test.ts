@@ -105,6 +105,22 @@ describe('forwarder', () => {
     expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([3, 4]);
   });
 
+  it('forwards every event again when the checkpoint in Kafka names no event of the store (a store restored from a backup)', async () => {
+    store = openStore();
+    const positions = await appendEvents(3);
+    const broker = new ScriptedBroker();
+    broker.checkpoint = positions[2]! + 7n; // what the store held before it was restored
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+    });
+    await until(() => broker.checkpoint === positions[2]);
+    await forwarder.stop();
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([0, 1, 2]);
+  });
+
   it('keeps the checkpoint where it was when a publish fails, and publishes the batch again', async () => {
     store = openStore();
     const positions = await appendEvents(3);
