@@ -35,7 +35,8 @@ export class ReadModel<State> {
   /** The last event applied, and the id of the event at the checkpoint, for the next snapshot. */
   #lastEvent: RecordedEvent | undefined;
   #checkpointEventId: string | undefined;
-  #lastPeriodicSnapshotAt = 0;
+  /** performance.now() of the last periodic snapshot: a monotonic clock, which NTP never sets back. */
+  #lastPeriodicSnapshotAt = Number.NEGATIVE_INFINITY;
   #snapshotting: Promise<void> | undefined;
   /** The version of the snapshot served until a rebuild replaces it; undefined once current. */
   #interimFromVersion: number | undefined;
@@ -157,7 +158,7 @@ export class ReadModel<State> {
     if (snapshotEveryEvents === undefined || this.#eventsSinceSnapshot < snapshotEveryEvents) return;
     // A snapshot is written a chunk at a time, but its parts still cost the event loop some time in
     // all: under a heavy write load, at most one periodic snapshot a minute.
-    const now = Date.now();
+    const now = performance.now();
     if (now - this.#lastPeriodicSnapshotAt < MIN_PERIODIC_SNAPSHOT_INTERVAL_MS) return;
     this.#lastPeriodicSnapshotAt = now;
     this.#snapshotting ??= this.saveSnapshot().finally(() => (this.#snapshotting = undefined));

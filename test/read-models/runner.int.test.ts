@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
@@ -112,6 +112,23 @@ describe('ProjectionRunner', () => {
         snapshot: { version: 1, parts: [{ count: 2 }] },
       });
     await r.stop();
+  });
+
+  it('keeps saving a snapshot every N events, at most once a minute, after the wall clock was set back', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'performance'], now: Date.parse('2026-11-26T12:00:00Z') });
+    try {
+      const r = runner(1, { snapshotEveryEvents: 2 });
+      await r.start();
+      await r.waitFor(await append('A', 'B'));
+      await expect.poll(() => snapshots.header('counting')).toMatchObject({ checkpoint: '2' });
+      vi.advanceTimersByTime(61_000); // a minute has passed since that snapshot…
+      vi.setSystemTime(Date.parse('2026-11-26T11:00:00Z')); // …when NTP sets the clock back an hour
+      await r.waitFor(await append('C', 'D'));
+      await expect.poll(() => snapshots.header('counting')).toMatchObject({ checkpoint: '4' });
+      await r.stop();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('rebuilds from position 0 when the projection’s version changed', async () => {
