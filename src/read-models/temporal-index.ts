@@ -21,9 +21,9 @@ import { RetriedFailureLog } from './retried-failure-log.ts';
  * heap), and follows the store with its own subscription, in small transactions that leave the
  * event loop free between them. Each transaction re-reads the checkpoint it advances, so several
  * processes sharing a data directory share one index and never apply an event twice. Delete the
- * file to rebuild it. Like a snapshot, it records the id of the event at its checkpoint: an index
- * that a store restored from a backup, or another store, does not hold that event for is emptied and
- * rebuilt (it would answer pets the store never had, and pass over the store's own events).
+ * file to rebuild it. Like a snapshot, it records the position and id of the last event it applied:
+ * an index whose store does not hold that event (restored from a backup, or another store) is
+ * emptied and rebuilt, since it would answer pets the store never had and pass over its events.
  */
 
 const FORMAT = 1;
@@ -54,6 +54,12 @@ const SCHEMA = `
   CREATE INDEX IF NOT EXISTS pet_versions_by_status ON pet_versions (status, pet_id, from_pos);
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
+
+/** The checkpoint, and the position and id of an event at or before it that this index applied. */
+type RecordedCheckpoint = {
+  readonly position?: bigint;
+  readonly proof?: { readonly position: bigint; readonly eventId: string };
+};
 
 type Row = {
   pet_id: number;
@@ -201,31 +207,33 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
   }
 
   /**
-   * Empties the index, in one transaction, when the event at its checkpoint is not the one it
-   * recorded there: the store was restored from a backup, or replaced. An index written before
-   * checkpoint ids were recorded is emptied only when the store has no event at its checkpoint; its
-   * next batch records the id.
+   * Empties the index, in one transaction, when the store is not the one it followed: the store
+   * holds no event at the index's checkpoint, or another event than the one the index recorded as
+   * its proof (the position and id of the last event of a batch it applied). The proof may lie
+   * before the checkpoint: an earlier release advances the checkpoint without recording one.
    */
   async #proveCheckpoint(): Promise<void> {
     const recorded = this.#recordedCheckpoint();
     if (recorded.position !== undefined) {
-      const found = await eventIdAt(this.#store)(recorded.position);
-      if (found === undefined) this.#reset(recorded, 'no event');
-      else if (recorded.eventId !== undefined && found !== recorded.eventId)
-        this.#reset(recorded, 'another event');
+      const idAt = eventIdAt(this.#store);
+      const { proof } = recorded;
+      if ((await idAt(recorded.position)) === undefined)
+        this.#reset(recorded, `no event ${recorded.position}`);
+      else if (proof !== undefined && (await idAt(proof.position)) !== proof.eventId)
+        this.#reset(recorded, `another event ${proof.position}`);
     }
     this.#proven = true;
     this.#wake();
   }
 
-  #reset(recorded: { position?: bigint; eventId?: string }, found: string): void {
+  #reset(recorded: RecordedCheckpoint, found: string): void {
     this.#db.exec('BEGIN IMMEDIATE');
     try {
       const now = this.#recordedCheckpoint();
       // Another process sharing the index may have reset it, and followed the store, meanwhile.
-      if (now.position === recorded.position && now.eventId === recorded.eventId) {
+      if (now.position === recorded.position && now.proof?.eventId === recorded.proof?.eventId) {
         this.#db.exec('DELETE FROM pet_versions');
-        this.#db.exec("DELETE FROM meta WHERE key IN ('checkpoint', 'checkpointEventId')");
+        this.#db.exec("DELETE FROM meta WHERE key IN ('checkpoint', 'proof')");
       }
       this.#db.exec('COMMIT');
     } catch (error) {
@@ -235,16 +243,18 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
     }
     this.#checkpoint = this.#readCheckpoint();
     this.#logger.warn(
-      `temporal index: not made from this event store (${found} ${recorded.position} there): rebuilding it from position 0`,
+      `temporal index: not made from this event store (${found} there): rebuilding it from position 0`,
     );
   }
 
-  #recordedCheckpoint(): { position?: bigint; eventId?: string } {
-    const eventId = this.#statements.getMeta.get('checkpointEventId') as { value: string } | undefined;
+  #recordedCheckpoint(): RecordedCheckpoint {
+    const proof = this.#statements.getMeta.get('proof') as { value: string } | undefined;
     const position = this.#readCheckpoint();
+    const parsed =
+      proof === undefined ? undefined : (JSON.parse(proof.value) as { position: string; eventId: string });
     return {
       ...(position !== undefined && { position }),
-      ...(eventId !== undefined && { eventId: eventId.value }),
+      ...(parsed !== undefined && { proof: { position: BigInt(parsed.position), eventId: parsed.eventId } }),
     };
   }
 
@@ -275,7 +285,8 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
       committed = checkpoint === undefined || last.position > checkpoint ? last.position : checkpoint;
       if (committed !== checkpoint) {
         this.#statements.setMeta.run('checkpoint', committed.toString());
-        this.#statements.setMeta.run('checkpointEventId', last.metadata.eventId);
+        const proof = { position: committed.toString(), eventId: last.metadata.eventId };
+        this.#statements.setMeta.run('proof', JSON.stringify(proof));
       }
       this.#db.exec('COMMIT');
     } catch (error) {

@@ -144,6 +144,32 @@ describe('SqliteTemporalIndex', () => {
     ]);
   });
 
+  it('keeps an index that an earlier release, which recorded no event ids, advanced past its proof', async () => {
+    const { renamed } = await renamedPet();
+    const file = path.join(temp.dir, 'temporal.sqlite');
+    const first = new SqliteTemporalIndex(file, store, logger);
+    first.start();
+    await first.waitFor(renamed);
+    await first.stop();
+    const { position } = await store.appendToStream('order-ids', [
+      {
+        type: 'OrderIdBlockReserved',
+        data: { first: 1, last: 1000 },
+        metadata: metadata('2030-01-03T00:00:00.000Z'),
+      },
+    ]);
+    const earlierRelease = new DatabaseSync(file); // what it did with that event: the checkpoint alone
+    earlierRelease.prepare("UPDATE meta SET value = ? WHERE key = 'checkpoint'").run(String(position));
+    earlierRelease.close();
+    const { logger: captured, lines } = capturedLogger();
+    const second = new SqliteTemporalIndex(file, store, captured);
+    second.start();
+    await second.waitFor(position);
+    expect(second.petAsOf(1, { position })?.name).toBe('Max');
+    await second.stop();
+    expect(lines).toEqual([]);
+  });
+
   it('logs why a batch failed when SQLite has already rolled its transaction back (a full disk)', async () => {
     await renamedPet();
     const file = path.join(temp.dir, 'temporal.sqlite');
