@@ -73,7 +73,11 @@ export async function verifyOffline<State>(
     live: { result: 'not compared', reason: NO_SERVER },
     snapshot,
   });
-  const stored = await snapshotToCompare(snapshots, { projection, checkpoint: await store.headPosition() });
+  const stored = await snapshotToCompare(
+    snapshots,
+    { projection, checkpoint: await store.headPosition() },
+    eventIdAt(store),
+  );
   if (!('parts' in stored)) return report(stored);
   const restored = new ReadModel(projection, snapshots, logger);
   if ((await restored.restore(eventIdAt(store))) === 'from-events') {

@@ -10,7 +10,7 @@ import type {
 import { NotFoundError } from '../shared/errors.ts';
 import { compareParts } from './compare-parts.ts';
 import { foldBeside } from './fold-beside.ts';
-import type { ReadModel } from './read-model.ts';
+import { eventIdAt, type ReadModel } from './read-model.ts';
 import type { ProjectionGroup } from './runner.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
@@ -108,7 +108,7 @@ async function lagAfter(store: EventStore, checkpoint: bigint | undefined, nowMs
  */
 async function verifyLive(deps: OperationsDependencies, live: ReadModel<unknown>): Promise<VerifyReport> {
   const { projection } = live;
-  const stored = await snapshotToCompare(deps.snapshots, live);
+  const stored = await snapshotToCompare(deps.snapshots, live, eventIdAt(deps.store));
   let snapshot = Promise.resolve<Comparison>(
     'parts' in stored ? { result: 'not compared', reason: 'the fold never reached its checkpoint' } : stored,
   );
@@ -139,10 +139,14 @@ type SnapshotToCompare =
   | { readonly checkpoint: bigint; readonly parts: Iterable<unknown> }
   | Extract<Comparison, { result: 'not compared' | 'refused' }>;
 
-/** The snapshot file's parts, once proven and of this version; else why it is not compared. */
+/**
+ * The snapshot file's parts, once proven (its file, and that it was made from this store) and of
+ * this version; else why it is not compared.
+ */
 export async function snapshotToCompare(
   snapshots: SnapshotStore | undefined,
   live: Pick<ReadModel<unknown>, 'projection' | 'checkpoint'>,
+  idAt: (position: bigint) => Promise<string | undefined>,
 ): Promise<SnapshotToCompare> {
   const notCompared = (reason: string) => ({ result: 'not compared', reason }) as const;
   if (snapshots === undefined) return notCompared('this process keeps no snapshots');
@@ -153,6 +157,10 @@ export async function snapshotToCompare(
     return notCompared(`the snapshot is of version ${loaded.snapshot.version}`);
   }
   const checkpoint = BigInt(loaded.snapshot.checkpoint);
+  // Before "ahead": a snapshot past the store's last event was not written by another process.
+  if ((await idAt(checkpoint)) !== loaded.snapshot.checkpointEventId) {
+    return { result: 'refused', reason: 'the snapshot was not made from this event store' };
+  }
   if (live.checkpoint === undefined || checkpoint > live.checkpoint) {
     return notCompared('the snapshot is ahead of this read model (another process wrote it)');
   }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo } from 'node:net';
@@ -52,6 +53,27 @@ async function snapshotWithAWrongName(): Promise<void> {
   const [first, ...rest] = parts as { names: string[] }[];
   first!.names[4] = 'Tampered';
   await snapshots.save(meta, [first, ...rest]);
+}
+
+/**
+ * Runs `check` while pet-list's snapshot is one that checks out (format, checksum) but was made from
+ * another store, one with more events: a store restored from a backup finds such a file beside it.
+ */
+async function withASnapshotOfAnotherStore(check: () => Promise<void>): Promise<void> {
+  const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
+  const good = readFileSync(file);
+  const loaded = await snapshots.load('pet-list');
+  if (!loaded.ok) throw new Error(loaded.reason);
+  const { parts, projection, version } = loaded.snapshot;
+  await snapshots.save(
+    { projection, version, checkpoint: String(EVENTS + 10), checkpointEventId: randomUUID() },
+    parts,
+  );
+  try {
+    await check();
+  } finally {
+    writeFileSync(file, good);
+  }
 }
 
 describe('on the store and snapshot files alone', () => {
@@ -143,6 +165,16 @@ describe('on the store and snapshot files alone', () => {
     expect(stdout).toContain(
       `snapshot:        DIFFERS from a fresh fold (at position ${EVENTS}): first at [0].names[4] (id 5): fresh "Pet 5", snapshot "Tampered"`,
     );
+  });
+
+  it('verify: exits 1 on a snapshot of another store, past this one’s last event, saying why it is refused', async () => {
+    await withASnapshotOfAnotherStore(async () => {
+      const { code, stdout } = await projections(['verify', 'pet-list']);
+      expect([
+        code,
+        stdout.includes('snapshot:        REFUSED: the snapshot was not made from this event store'),
+      ]).toEqual([1, true]);
+    });
   });
 
   it('verify: exits 1 on a corrupted snapshot, saying why it is refused', async () => {
