@@ -15,20 +15,27 @@ import type { SnapshotStore } from './snapshot-file.ts';
 
 const NO_SERVER = 'no server asked: pass --url to compare a running server’s read model';
 
-/** Each projection as a server would start it now: from its snapshot (if of this version), then the store. */
+/**
+ * Each projection as a server would start it now: from its snapshot (if of this version, and proven
+ * as a server proves it: the file checks out and was made from this store), then the store.
+ */
 export function offlineStatus(
   store: EventStore,
   snapshots: SnapshotStore,
   projections: readonly Projection<unknown>[],
 ): Promise<ProjectionStatus[]> {
+  const idAt = eventIdAt(store);
   return Promise.all(
     projections.map(async ({ name, version }) => {
-      const header = await snapshots.header(name);
-      const usable = header !== undefined && header.version === version;
+      const loaded = await snapshots.load(name);
+      const usable =
+        loaded.ok &&
+        loaded.snapshot.version === version &&
+        (await idAt(BigInt(loaded.snapshot.checkpoint))) === loaded.snapshot.checkpointEventId;
       return projectionStatus(store, snapshots, {
         name,
         version,
-        checkpoint: usable ? BigInt(header.checkpoint) : undefined,
+        checkpoint: usable ? BigInt(loaded.snapshot.checkpoint) : undefined,
       });
     }),
   );

@@ -177,6 +177,16 @@ describe('on the store and snapshot files alone', () => {
     });
   });
 
+  it('status: a snapshot of another store is not what a server would start from', async () => {
+    await withASnapshotOfAnotherStore(async () => {
+      expect(await statusOf('pet-list')).toMatchObject({
+        checkpoint: null,
+        lag: { events: EVENTS, capped: false },
+        snapshot: { version: petListProjection.version, checkpoint: String(EVENTS + 10) },
+      });
+    });
+  });
+
   it('verify: exits 1 on a corrupted snapshot, saying why it is refused', async () => {
     const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
     const good = readFileSync(file);
