@@ -73,10 +73,18 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
     try {
       await publisher.connect();
       let checkpoint = await publisher.readCheckpoint();
-      if (checkpoint !== undefined && !(await holdsEventAt(options.store, checkpoint))) {
+      const head = checkpoint === undefined ? undefined : await options.store.headPosition();
+      if (checkpoint !== undefined && checkpoint > (head ?? 0n)) {
+        // Restored from a backup, or another store's topic: resuming after the checkpoint would pass
+        // over the events this store appends at positions up to it. Positions compare in store order
+        // on every adapter (KurrentDB's too), where reading at an arbitrary position would not do.
         options.log.warn(
-          { event: 'forwarder.checkpoint_not_in_store', checkpoint: checkpoint.toString() },
-          'the checkpoint in Kafka names no event of this store (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id',
+          {
+            event: 'forwarder.checkpoint_past_store',
+            checkpoint: checkpoint.toString(),
+            head: head?.toString() ?? null,
+          },
+          "the checkpoint in Kafka is past this store's last event (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id",
         );
         checkpoint = undefined;
       }
@@ -178,15 +186,4 @@ function messageBytes({ key, value, headers }: OutgoingMessage): number {
   let bytes = Buffer.byteLength(key) + Buffer.byteLength(value);
   for (const name in headers) bytes += Buffer.byteLength(name) + Buffer.byteLength(headers[name]!);
   return bytes;
-}
-
-/**
- * Whether the store holds an event at the position a checkpoint names. One it does not hold was
- * written by a store this one no longer is (restored from a backup, or another store's topic):
- * resuming after it would pass over the events this store appends at positions up to it.
- */
-async function holdsEventAt(store: EventStore, position: bigint): Promise<boolean> {
-  for await (const event of store.readAll({ after: position - 1n, maxCount: 1 }))
-    return event.position === position;
-  return false;
 }

@@ -105,7 +105,7 @@ describe('forwarder', () => {
     expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([3, 4]);
   });
 
-  it('forwards every event again when the checkpoint in Kafka names no event of the store (a store restored from a backup)', async () => {
+  it('forwards every event again when the checkpoint in Kafka is past the store’s last event (a store restored from a backup)', async () => {
     store = openStore();
     const positions = await appendEvents(3);
     const broker = new ScriptedBroker();
