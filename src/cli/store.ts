@@ -92,6 +92,23 @@ const SQLITE_FAILURES: Record<number, string> = {
 };
 
 /**
+ * What to do about the event store, by the same codes. A backup is advice only for a file that is
+ * not a sound store: restoring one loses every event since it was taken, and mends nothing where
+ * the file is sound but cannot be reached (permissions, a read-only mount, a full disk).
+ */
+const RESTORE = 'Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.';
+const REACH =
+  'Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.';
+const STORE_ADVICE: Record<number, string> = {
+  8: REACH,
+  10: 'Check the disk; if the file itself is damaged, restore it from a backup.',
+  11: RESTORE,
+  13: 'Free some space on its file system.',
+  14: REACH,
+  26: RESTORE,
+};
+
+/**
  * The one-line explanation of a store that cannot be used, or undefined for another failure. The
  * temporal index, a file derived from the store, is named as itself: restoring the store from a
  * backup would lose every event since, and would not mend the index.
@@ -113,7 +130,7 @@ export function storeFailure(error: unknown): CommandFailure | undefined {
   const what = sqliteReason(error);
   if (what === undefined) return undefined;
   return new CommandFailure(
-    `cannot use the event store ${described}: ${what}. Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    `cannot use the event store ${described}: ${what}. ${STORE_ADVICE[sqlitePrimaryCode(error)!]}`,
     { cause: error },
   );
 }

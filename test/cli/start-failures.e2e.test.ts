@@ -177,6 +177,16 @@ describe('petstore start refuses, in one line', () => {
     );
   });
 
+  it('a store it cannot open, with advice that is not to restore a backup (which would lose events)', async () => {
+    const dir = dataDir();
+    mkdirSync(path.join(dir, 'events.sqlite'), { recursive: true });
+    const { code, stderr } = await start('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: cannot use the event store ${dir}/events.sqlite: it cannot be opened (SQLite: unable to open database file). Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.`,
+    );
+  });
+
   it('a store whose pages are damaged, instead of retrying every second without listening', async () => {
     const dir = dataDir();
     await seedDataDir(dir, 20_000);
