@@ -32,6 +32,9 @@ export function readModelOperations(deps: OperationsDependencies): ReadModelOper
     if (found === undefined) throw new NotFoundError(`There is no projection named ${JSON.stringify(name)}.`);
     return found;
   };
+  // A verification folds every event afresh: requests for one projection while it runs share it,
+  // rather than each holding a whole fold in memory (an admin's retry loop could exhaust it).
+  const verifying = new Map<string, Promise<VerifyReport>>();
   return {
     status: () =>
       Promise.all(
@@ -46,7 +49,15 @@ export function readModelOperations(deps: OperationsDependencies): ReadModelOper
         ),
       ),
     rebuild: (name) => group.rebuild(find(name).projection.name)!,
-    verify: (name) => verifyLive(deps, find(name)),
+    verify: (name) => {
+      const readModel = find(name);
+      let running = verifying.get(readModel.projection.name);
+      if (running === undefined) {
+        running = verifyLive(deps, readModel).finally(() => verifying.delete(readModel.projection.name));
+        verifying.set(readModel.projection.name, running);
+      }
+      return running;
+    },
   };
 }
 

@@ -160,6 +160,28 @@ describe('verification', () => {
     await group.stop();
   });
 
+  it('shares one fresh fold among verifications of one projection asked for while it runs', async () => {
+    await append('A', 'B');
+    const { group } = await started(recording(1));
+    let folds = 0;
+    const counting = storeWith(store, {
+      readAll: (options) => {
+        if (options?.after === undefined) folds += 1;
+        return store.readAll(options);
+      },
+      subscribeToAll: (options) => {
+        if (options?.after === undefined) folds += 1;
+        return store.subscribeToAll(options);
+      },
+    });
+    const operations = readModelOperations({ group, store: counting, snapshots, logger });
+    const reports = await Promise.all([1, 2, 3].map(() => operations.verify('recording')));
+    expect([folds, new Set(reports.map((report) => report.live.result))]).toEqual([1, new Set(['same'])]);
+    await operations.verify('recording');
+    expect(folds).toBe(2); // a verification asked for after one ended folds again
+    await group.stop();
+  });
+
   it('names the first difference when the live read model disagrees with the events', async () => {
     await append('A', 'B');
     const { group, readModel } = await started(recording(1));
