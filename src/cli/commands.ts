@@ -134,6 +134,19 @@ Exits with 1 and names the first difference when they disagree.`,
     load: projections,
   },
   {
+    name: 'backup',
+    synopsis: '<file> [--json]',
+    summary: 'copy the embedded store to a new file while servers keep writing to it',
+    details: `A consistent copy of PETSTORE_DATA_DIR/events.sqlite (copying the live file with cp is not: its
+latest commits are in events.sqlite-wal), as SQLite's online backup takes it. It never replaces a
+file; it writes beside <file> and gives the copy that name only once it is whole and on disk.
+Prints the file, its size, and the events it holds (how many, up to which position), read from the
+copy. Only the events are backed up: the snapshots and the temporal index are derived from them.
+A KurrentDB store (EVENT_STORE_URL) is backed up with KurrentDB's own tools. Restoring: see the
+README, section Production.`,
+    load: () => import('./backup.ts'),
+  },
+  {
     name: 'forward',
     synopsis: '',
     summary: 'publish the store’s events to Kafka (one forwarder at a time)',

@@ -19,6 +19,7 @@ describe('petstore --help', () => {
       'keys revoke',
       'keys plan',
       'keys unban',
+      'backup',
       'forward',
     ])
       expect(stdout).toMatch(new RegExp(`^  ${name} +\\S`, 'm'));

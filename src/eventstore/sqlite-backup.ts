@@ -1,0 +1,47 @@
+import { backup, DatabaseSync } from 'node:sqlite';
+import { openSqliteDatabase } from './sqlite-database.ts';
+
+/** What a backup of the embedded store holds, read from the copy itself. */
+export type SqliteBackup = {
+  readonly events: number;
+  /** The position of its last event; undefined when it holds none. */
+  readonly lastPosition: bigint | undefined;
+};
+
+/**
+ * Every page in one step. SQLite's online backup starts again from the first page whenever another
+ * connection commits between two steps, so a store that takes writes steadily might never finish in
+ * small steps; in one step it is one read transaction, which in WAL mode holds no writer back.
+ */
+const ALL_PAGES = 2 ** 31 - 1;
+
+/**
+ * Copies the embedded store at `file` into `copy` (a file that does not exist or is empty) with
+ * SQLite's online backup: the copy is the store as one transaction saw it, a prefix of its events,
+ * while other processes go on writing. Then reads from the copy what it holds.
+ */
+export async function backupSqliteStore(file: string, copy: string): Promise<SqliteBackup> {
+  const source = openSqliteDatabase(file);
+  try {
+    await backup(source, copy, { rate: ALL_PAGES });
+  } finally {
+    source.close();
+  }
+  return heldBy(copy);
+}
+
+/**
+ * Read with a connection that may write: a read-only one leaves the -wal and -shm files it makes
+ * beside the copy, where closing the last connection removes them.
+ */
+function heldBy(copy: string): SqliteBackup {
+  const db = new DatabaseSync(copy);
+  try {
+    const count = db.prepare('SELECT COUNT(*), MAX(position) FROM events');
+    count.setReturnArrays(true);
+    const [events, last] = count.get() as unknown as [number, number | null];
+    return { events, lastPosition: last === null ? undefined : BigInt(last) };
+  } finally {
+    db.close();
+  }
+}
