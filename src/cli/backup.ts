@@ -2,8 +2,8 @@ import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, rmSync
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { embeddedStoreFile } from '../eventstore/index.ts';
-import { backupSqliteStore, type SqliteBackup } from '../eventstore/sqlite-backup.ts';
-import { SQLITE_CORRUPT, SQLITE_NOTADB, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
+import { BackupCopyError, backupSqliteStore, type SqliteBackup } from '../eventstore/sqlite-backup.ts';
+import { SQLITE_FULL, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { parseCommandLine } from './command-line.ts';
 import { failureReason } from './failure-reason.ts';
 import { prepareStore } from './store.ts';
@@ -11,8 +11,6 @@ import { CommandFailure, UsageError } from './usage-error.ts';
 
 const KURRENTDB =
   "EVENT_STORE_URL names a KurrentDB store, which this command does not back up: use KurrentDB's own backups (disk snapshots, or a copy of its db and index directories; see Backup under Operations in KurrentDB's server documentation)";
-
-const SQLITE_FULL = 13;
 
 /**
  * `petstore backup <file>`: a consistent copy of the embedded store while servers go on writing to
@@ -76,14 +74,13 @@ function createEmpty(partial: string, target: string): void {
   }
 }
 
-/**
- * A failure of the copy is the backup's (a full disk, an I/O error where it is written), except
- * damage SQLite finds in the store, which `main` explains as the store's.
- */
+/** The copy's failure (a full disk, an I/O error where it is written) in one line; the store's as it is. */
 function copyFailure(error: unknown, target: string): unknown {
-  const code = sqlitePrimaryCode(error);
-  if (code === undefined || code === SQLITE_CORRUPT || code === SQLITE_NOTADB) return error;
-  const reason = code === SQLITE_FULL ? failureReason({ code: 'ENOSPC' }) : failureReason(error);
+  if (!(error instanceof BackupCopyError)) return error;
+  const reason =
+    sqlitePrimaryCode(error.cause) === SQLITE_FULL
+      ? failureReason({ code: 'ENOSPC' })
+      : failureReason(error.cause);
   return new CommandFailure(`cannot write the backup ${target}: ${reason}`, { cause: error });
 }
 

@@ -1,4 +1,5 @@
 import { backup, DatabaseSync } from 'node:sqlite';
+import { SQLITE_CORRUPT, SQLITE_NOTADB, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 
 /** What a backup of the embedded store holds, read from the copy itself. */
@@ -7,6 +8,14 @@ export type SqliteBackup = {
   /** The position of its last event; undefined when it holds none. */
   readonly lastPosition: bigint | undefined;
 };
+
+/** A failure of writing or reading the copy, not of the store: its cause is SQLite's error. */
+export class BackupCopyError extends Error {
+  constructor(cause: unknown) {
+    super('the copy failed', { cause });
+    this.name = 'BackupCopyError';
+  }
+}
 
 /**
  * Every page in one step. SQLite's online backup starts again from the first page whenever another
@@ -18,16 +27,25 @@ const ALL_PAGES = 2 ** 31 - 1;
 /**
  * Copies the embedded store at `file` into `copy` (a file that does not exist or is empty) with
  * SQLite's online backup: the copy is the store as one transaction saw it, a prefix of its events,
- * while other processes go on writing. Then reads from the copy what it holds.
+ * while other processes go on writing. Then reads from the copy what it holds. A store that cannot
+ * be opened, or that SQLite finds damaged, throws SQLite's error; any other failure is the copy's,
+ * a BackupCopyError.
  */
 export async function backupSqliteStore(file: string, copy: string): Promise<SqliteBackup> {
   const source = openSqliteDatabase(file);
   try {
     await backup(source, copy, { rate: ALL_PAGES });
+  } catch (error) {
+    const code = sqlitePrimaryCode(error);
+    throw code === SQLITE_CORRUPT || code === SQLITE_NOTADB ? error : new BackupCopyError(error);
   } finally {
     source.close();
   }
-  return heldBy(copy);
+  try {
+    return heldBy(copy);
+  } catch (error) {
+    throw new BackupCopyError(error);
+  }
 }
 
 /**

@@ -232,6 +232,25 @@ describe('what petstore backup refuses', () => {
     }
   });
 
+  it('a store that cannot be opened: named as the store, not as the backup', async () => {
+    const dir = makeTempDir();
+    try {
+      const store = path.join(dir.dir, 'events.sqlite');
+      mkdirSync(store);
+      const file = path.join(dir.dir, 'backup.sqlite');
+      expect(await petstore(dir.dir, ['backup', file])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `petstore backup: store ${store}\n` +
+          `petstore backup: cannot use the event store ${store}: it cannot be opened (SQLite: unable to open database file). Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.\n`,
+      });
+      expect(readdirSync(dir.dir)).toEqual(['events.sqlite']);
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('no file named: a usage mistake', async () => {
     expect(await petstore(dataDir, ['backup'])).toEqual({
       code: 2,
