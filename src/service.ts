@@ -99,7 +99,8 @@ export async function startService(
     config.redisUrl === undefined || options.counters !== undefined
       ? undefined
       : (await import('./rate-limits/redis.ts')).connectRateLimitRedis(config.redisUrl, logger);
-  const counters = options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis));
+  const counters =
+    options.counters ?? (redis === undefined ? memoryCounters() : redisCounters(redis.client, redis.health));
   const temporal = openTemporalIndex(path.join(config.dataDir, 'temporal-index.sqlite'), store, logger);
   const application = createApplication({
     store,
@@ -126,7 +127,7 @@ export async function startService(
     await readModels.start();
   } catch (error) {
     // A store that cannot be read (damaged, unreachable) fails start-up instead of retrying forever.
-    redis?.disconnect();
+    redis?.client.disconnect();
     if (options.store === undefined) await store.close().catch(() => {});
     throw error;
   }
@@ -146,7 +147,7 @@ export async function startService(
     async stop() {
       await temporal.stop();
       await readModels.stop();
-      redis?.disconnect();
+      redis?.client.disconnect();
       if (options.store === undefined) await store.close();
     },
   };

@@ -1,4 +1,4 @@
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Redis } from 'ioredis';
 import type { CounterStore, WindowCounter } from '../application/ports/counters.ts';
 import { secondsUntil, windowEnd, windowIndex } from '../domain/rate-decision.ts';
@@ -49,9 +49,8 @@ export class MemoryWindowCounter implements WindowCounter {
 }
 
 /**
- * Counts through a rate-limiter-flexible limiter: in Redis, atomically across processes (the
- * limiter's own memory fallback included). The limiter's own
- * `points` is left unbounded (the caller decides), and each count expires when its window ends, so
+ * Counts through a rate-limiter-flexible limiter: in Redis, atomically across processes; a count
+ * Redis does not take rejects (see FallbackWindowCounter). The limiter's own `points` is left unbounded (the caller decides), and each count expires when its window ends, so
  * finished windows take no room in Redis.
  */
 export class LimiterWindowCounter implements WindowCounter {
@@ -88,28 +87,64 @@ export function memoryCounters(): CounterStore {
   return { counter: (_name, windowMs) => new MemoryWindowCounter(windowMs) };
 }
 
+/** Told of every count in Redis: that Redis answered, or why it did not. */
+export type SharedCountsHealth = { answered(): void; failed(error: unknown): void };
+
 /**
- * Counters in Redis, shared by every process using it. While Redis is unreachable each process
- * counts in its own memory instead (rate-limiter-flexible's insurance limiter), so requests never
- * fail because of Redis; counting returns to Redis as soon as the client reconnects.
+ * Counters in Redis, shared by every process using it. While Redis fails (unreachable, stalled,
+ * full) each process counts in its own memory instead, so requests never fail because of Redis;
+ * counting returns to Redis as soon as it answers again. `health` hears of each outcome.
  */
-export function redisCounters(client: Redis): CounterStore {
+export function redisCounters(client: Redis, health: SharedCountsHealth): CounterStore {
   return {
     counter: (name, windowMs) =>
-      new LimiterWindowCounter(
-        new RateLimiterRedis({
-          storeClient: client,
-          keyPrefix: `petstore:rl:${name}`,
-          points: UNBOUNDED,
-          duration: windowMs / 1000,
-          rejectIfRedisNotReady: true,
-          insuranceLimiter: new RateLimiterMemory({
-            keyPrefix: name,
+      new FallbackWindowCounter(
+        new LimiterWindowCounter(
+          new RateLimiterRedis({
+            storeClient: client,
+            keyPrefix: `petstore:rl:${name}`,
             points: UNBOUNDED,
             duration: windowMs / 1000,
+            rejectIfRedisNotReady: true,
           }),
-        }),
-        windowMs,
+          windowMs,
+        ),
+        new MemoryWindowCounter(windowMs),
+        health,
       ),
   };
+}
+
+/** Counts through `shared`, and through `local` whenever `shared` fails, telling `health` which. */
+export class FallbackWindowCounter implements WindowCounter {
+  readonly #shared: WindowCounter;
+  readonly #local: WindowCounter;
+  readonly #health: SharedCountsHealth;
+
+  constructor(shared: WindowCounter, local: WindowCounter, health: SharedCountsHealth) {
+    this.#shared = shared;
+    this.#local = local;
+    this.#health = health;
+  }
+
+  async consume(subject: string, nowMs: number, points = 1, limit?: number): Promise<number> {
+    try {
+      const count = await this.#shared.consume(subject, nowMs, points, limit);
+      this.#health.answered();
+      return count;
+    } catch (error) {
+      this.#health.failed(error);
+      return this.#local.consume(subject, nowMs, points, limit);
+    }
+  }
+
+  async refund(subject: string, nowMs: number, points = 1): Promise<void> {
+    try {
+      await this.#shared.refund(subject, nowMs, points);
+      this.#health.answered();
+    } catch (error) {
+      this.#health.failed(error);
+      await this.#local.refund(subject, nowMs, points);
+    }
+  }
 }

@@ -5,6 +5,7 @@ import type { ApiKey } from '../../src/domain/api-keys.ts';
 import { RateLimiter } from '../../src/application/rate-limiter.ts';
 import { connectRateLimitRedis } from '../../src/rate-limits/redis.ts';
 import { redisCounters } from '../../src/rate-limits/window-counter.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { canRunRedis, type RedisServer, startRedis } from '../support/redis.ts';
 
 const available = canRunRedis('Redis rate limits');
@@ -51,12 +52,12 @@ describe.runIf(available)('rate limits in Redis', () => {
     clients = [connectRateLimitRedis(redis.url, silent), connectRateLimitRedis(redis.url, silent)];
   });
   afterEach(() => {
-    for (const client of clients) client.disconnect();
+    for (const { client } of clients) client.disconnect();
   });
 
   it('enforces one combined limit for two limiters (two processes) sharing Redis: 60 of 120 requests pass', async () => {
-    await until(() => clients.every((client) => client.status === 'ready'));
-    const limiters = clients.map((client) => new RateLimiter(redisCounters(client)));
+    await until(() => clients.every(({ client }) => client.status === 'ready'));
+    const limiters = clients.map(({ client, health }) => new RateLimiter(redisCounters(client, health)));
     const key = freeKey();
     const statuses = await Promise.all(
       Array.from({ length: 120 }, (_, i) => limiters[i % 2]!.limitKey(key, NOW)),
@@ -67,8 +68,10 @@ describe.runIf(available)('rate limits in Redis', () => {
   it.skipIf(process.env.TEST_REDIS === 'testcontainers')(
     'keeps limiting in process while Redis is down, and shares counts again once it is back',
     async () => {
-      await until(() => clients.every((client) => client.status === 'ready'));
-      const [first, second] = clients.map((client) => new RateLimiter(redisCounters(client)));
+      await until(() => clients.every(({ client }) => client.status === 'ready'));
+      const [first, second] = clients.map(
+        ({ client, health }) => new RateLimiter(redisCounters(client, health)),
+      );
       const key = freeKey();
       for (let i = 0; i < 10; i++) await first!.limitKey(key, NOW);
 
@@ -79,7 +82,7 @@ describe.runIf(available)('rate limits in Redis', () => {
       expect(during[60]!.allowed).toBe(false);
 
       await redis.restart();
-      await until(() => clients.every((client) => client.status === 'ready'), 10_000);
+      await until(() => clients.every(({ client }) => client.status === 'ready'), 10_000);
       const shared = [];
       for (let i = 0; i < 30; i++)
         shared.push(await first!.limitKey(key, NOW), await second!.limitKey(key, NOW));
@@ -87,4 +90,26 @@ describe.runIf(available)('rate limits in Redis', () => {
       expect((await second!.limitKey(key, NOW)).remaining).toBe(0);
     },
   );
+
+  it('logs once that Redis is unavailable when a full Redis refuses the counts, and once that it is back', async () => {
+    const { logger, lines } = capturedLogger();
+    const connection = connectRateLimitRedis(redis.url, logger);
+    clients.push(connection);
+    await until(() => connection.client.status === 'ready');
+    const limiter = new RateLimiter(redisCounters(connection.client, connection.health));
+    const key = freeKey();
+    await connection.client.config('SET', 'maxmemory', '1');
+    try {
+      for (let i = 0; i < 3; i++) await limiter.limitKey(key, NOW);
+    } finally {
+      await connection.client.config('SET', 'maxmemory', '0');
+    }
+    await limiter.limitKey(key, NOW);
+    await limiter.limitKey(key, NOW);
+
+    expect(lines.map((line) => line.msg)).toEqual([
+      'redis unavailable: counting rate limits in this process until it returns',
+      'redis is back: rate-limit counters are shared again',
+    ]);
+  });
 });
