@@ -3,6 +3,7 @@ import { type DocumentNode, type ExecutionResult, getOperationAST, type GraphQLS
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { andThen, type MaybePromise } from '../../shared/maybe-promise.ts';
 import { operationCost } from './cost.ts';
+import { queryTextCache } from './query-text-cache.ts';
 import { forgetScopeCache } from './scope-cache.ts';
 import { translatedResult } from './error-translation.ts';
 import { GRAPHQL_LIMITS, hidesSuggestions, withoutSuggestions } from './hardening.ts';
@@ -28,9 +29,6 @@ export type CompiledOperations = {
   remember(query: string, document: DocumentNode): void;
 };
 
-/** As many documents as Yoga's parser cache keeps; the first in leaves first. */
-const MAX_OPERATIONS = 1024;
-
 /**
  * Operations whose query text already passed Yoga's parser and validation (the token, depth,
  * alias, directive and mutation-field limits among them) run straight from graphql-jit's compiled
@@ -44,11 +42,15 @@ const MAX_OPERATIONS = 1024;
  */
 export function compiledOperations(
   schema: GraphQLSchema,
-  options: Pick<YogaOptions, 'application' | 'closing' | 'introspection'>,
+  options: Pick<YogaOptions, 'application' | 'closing' | 'introspection'> & {
+    /** The characters of query text kept compiled, in all (see query-text-cache.ts). */
+    readonly textBudget?: number;
+  },
 ): CompiledOperations {
   const createContext = graphqlContext(options);
   const hideSuggestions = hidesSuggestions(options);
-  const byQuery = new Map<string, CompiledEntry>();
+  // As Yoga's parser cache: the least recently used leave first, once the texts fill the budget.
+  const byQuery = queryTextCache<CompiledEntry>(options.textBudget);
 
   const finish = (result: ExecutionResult, context: ReturnType<typeof createContext>) =>
     translatedResult(
@@ -68,7 +70,6 @@ export function compiledOperations(
       if (byQuery.has(query)) return;
       const compiled = compile(schema, document);
       if (compiled === undefined) return;
-      if (byQuery.size >= MAX_OPERATIONS) byQuery.delete(byQuery.keys().next().value!);
       byQuery.set(query, {
         ...compiled,
         run(req, reply, variables) {

@@ -12,6 +12,7 @@ import { hardeningPlugins } from './hardening.ts';
 import { useOperationNameType } from './operation-name.ts';
 import { useFeedReadLimit } from './feed-reads.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
+import { queryTextCache } from './query-text-cache.ts';
 import { useScopeCacheRelease } from './scope-cache.ts';
 import { useStorePosition } from './store-position.ts';
 import { schema } from './index.ts';
@@ -46,6 +47,9 @@ export function createPetStoreYoga(options: YogaOptions) {
     cors: false,
     multipart: false,
     maskedErrors: { maskError: (error) => toClientError(error) },
+    // Bounded by the length of the texts, not their number (see query-text-cache.ts). Validation
+    // results are kept per document object, so they go with the documents.
+    parserAndValidationCache: { documentCache: queryTextCache(), errorCache: queryTextCache() },
     logging: yogaLogger(options.logger),
     context: ({ req, reply }) => createContext(req, reply),
     // These run on both paths. On the fast path (`fast-path.ts`) a plugin sees the request as a
