@@ -81,7 +81,9 @@ export function resumedStream<T>(
 
 /**
  * Pushes each item once there is room for it, until the items end or the stream stops, letting the
- * event loop take its other work every ITEMS_PER_TURN items.
+ * event loop take its other work every ITEMS_PER_TURN items. `stop` is listened to once: racing it
+ * for each item (`Promise.race([push(item), stop])`) left a reaction on it per item, held until the
+ * stream ended, so a replay of n events held n of them (about 4 KB each) for the stream's life.
  */
 async function pushEach<T>(
   items: AsyncIterable<T> | Iterable<T>,
@@ -89,11 +91,23 @@ async function pushEach<T>(
   stop: Promise<unknown>,
 ): Promise<void> {
   let stopped = false;
-  void stop.then(() => (stopped = true));
+  let wake: (() => void) | undefined;
+  void stop.then(() => {
+    stopped = true;
+    wake?.();
+  });
   let handed = 0;
   for await (const item of items) {
     if (stopped) return;
-    await Promise.race([push(item), stop]);
+    const pushed = push(item);
+    await new Promise<void>((resolve) => {
+      wake = resolve;
+      pushed.then(
+        () => resolve(),
+        () => resolve(),
+      );
+    });
+    wake = undefined;
     if (++handed % ITEMS_PER_TURN === 0) await nextTurn();
   }
 }
