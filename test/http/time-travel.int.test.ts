@@ -1,17 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  controlledClock,
-  type ControlledClock,
-  type GuardedApp,
-  startGuardedApp,
-} from '../support/guarded-app.ts';
+import type { GuardedApp } from '../support/guarded-app.ts';
+import { MONDAY, mondayCatalogue } from '../support/monday-catalogue.ts';
 import { openApiMismatches } from '../support/openapi.ts';
 
 /** The catalogue as it was, from the temporal index: REST and GraphQL, by time and by position. */
 
-const MONDAY = Date.UTC(2030, 0, 14, 9, 0, 0);
-const HOUR = 3_600_000;
-let clock: ControlledClock;
 let service: GuardedApp;
 let shop: string;
 let auditor: string;
@@ -24,26 +17,7 @@ const names = async (url: string) =>
   ((await service.send(auditor, 'GET', url)).json() as { name: string }[]).map((pet) => pet.name);
 
 beforeAll(async () => {
-  clock = controlledClock(MONDAY);
-  service = await startGuardedApp({ clock });
-  const limits = { plan: 'enterprise', perMinute: 100_000, perDay: 1_000_000 } as const;
-  shop = (await service.issueKey(limits)).secret;
-  auditor = (await service.issueKey({ ...limits, scopes: ['pets:read', 'audit:read'] })).secret;
-  // Monday 09:00 Rex and Tom arrive; 10:00 Rex is renamed Max and reserved; 11:00 Tom leaves.
-  rex = (
-    await service.send(shop, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1, status: 'available' })
-  ).json().id;
-  tom = (
-    await service.send(shop, 'POST', '/v1/pets', { name: 'Tom', categoryId: 2, status: 'available' })
-  ).json().id;
-  const history = (await service.send(auditor, 'GET', `/v1/pets/${tom}/history`)).json() as {
-    position: string;
-  }[];
-  positionAfterCreation = history[0]!.position;
-  clock.advance(HOUR);
-  await service.send(shop, 'PATCH', `/v1/pets/${rex}`, { name: 'Max', status: 'pending' });
-  clock.advance(HOUR);
-  await service.send(shop, 'DELETE', `/v1/pets/${tom}`);
+  ({ service, shop, auditor, rex, tom, positionAfterCreation } = await mondayCatalogue());
 });
 afterAll(() => service.close());
 
