@@ -90,8 +90,11 @@ describe('npm run bench -- --quick', () => {
         number,
         number,
       ];
-      expect(aloneMain).toBeLessThanOrEqual(alone);
-      expect(withWritesMain).toBeLessThanOrEqual(withWrites);
+      // The main thread's time and the process's are two reads of /proc, in 10 ms ticks that the
+      // kernel scales apart for a thread and for its group: over the quick mode's 1 s window the
+      // main thread may show a point more than the whole (27% against 26% in one CI run).
+      expect(aloneMain).toBeLessThanOrEqual(alone + 1);
+      expect(withWritesMain).toBeLessThanOrEqual(withWrites + 1);
       expect(withWrites).toBeGreaterThan(alone);
       // One worker and two, each with reads served and CPU per request.
       for (const workers of ['1', '2']) {
