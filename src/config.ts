@@ -88,6 +88,8 @@ const schema = z
     SNAPSHOT_EVERY_EVENTS: wholeNumber(1).default(50_000),
     /** How long a request with X-Min-Position waits for the read models before its 503. */
     MIN_POSITION_WAIT_MS: wholeNumber(1, 60_000).default(2000),
+    /** How long an event stream's client may take nothing of it, while it has events to send, before it is ended. */
+    STREAM_STALL_SECONDS: wholeNumber(1, 3600).default(60),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
@@ -175,6 +177,8 @@ export type Config = Readonly<{
   idempotencyKeyTtlMs: number;
   snapshotEveryEvents: number;
   minPositionWaitMs: number;
+  /** An event stream whose client takes nothing for this long is ended (src/http/stalled-stream.ts). */
+  streamStallMs: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
   /** Per client address, for requests without a valid key and for the public routes. */
@@ -238,6 +242,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     idempotencyKeyTtlMs: e.IDEMPOTENCY_KEY_TTL_HOURS * 3600_000,
     snapshotEveryEvents: e.SNAPSHOT_EVERY_EVENTS,
     minPositionWaitMs: e.MIN_POSITION_WAIT_MS,
+    streamStallMs: e.STREAM_STALL_SECONDS * 1000,
     redisUrl: e.REDIS_URL,
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
     anonymousLimits: Object.freeze({ perMinute: e.ANONYMOUS_PER_MINUTE, perDay: e.ANONYMOUS_PER_DAY }),

@@ -31,6 +31,7 @@ import { petRoutes } from './rest/pets.ts';
 import { storeRoutes } from './rest/store.ts';
 import { historyRoutes } from './rest/history.ts';
 import { adminRoutes } from './rest/admin.ts';
+import { DEFAULT_STALL_MS } from './stalled-stream.ts';
 import { auditEventRoutes } from './rest/audit-events.ts';
 import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
@@ -39,7 +40,7 @@ import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
-    Partial<Pick<Config, 'devPages' | 'accessLog'>>;
+    Partial<Pick<Config, 'devPages' | 'accessLog' | 'streamStallMs'>>;
   readonly application: Application;
   readonly guard: Guard;
   readonly logger: FastifyBaseLogger;
@@ -112,11 +113,16 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
   await app.register(storeRoutes, { prefix: '/v1', application: deps.application });
   await app.register(historyRoutes, { prefix: '/v1', application: deps.application });
-  await app.register(auditEventRoutes, { prefix: '/v1', application: deps.application });
+  await app.register(auditEventRoutes, {
+    prefix: '/v1',
+    application: deps.application,
+    stallMs: deps.config.streamStallMs ?? DEFAULT_STALL_MS,
+  });
   await app.register(adminRoutes, { prefix: '/v1', application: deps.application });
   await app.register(graphqlRoutes, {
     application: deps.application,
     config: deps.config.graphql,
+    stallMs: deps.config.streamStallMs ?? DEFAULT_STALL_MS,
     observers: deps.graphqlObservers ?? [],
   });
   if (deps.config.devPages === true) await app.register(devPages);

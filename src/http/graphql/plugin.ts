@@ -4,6 +4,7 @@ import Negotiator from 'negotiator';
 import type { Application } from '../../application/index.ts';
 import type { Config } from '../../config.ts';
 import { NotAcceptableError, ValidationError } from '../../shared/errors.ts';
+import { endWhenStalled } from '../stalled-stream.ts';
 import { decodeBodyText } from '../body-text.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { memberRefusal } from '../json-body.ts';
@@ -15,6 +16,8 @@ import { createPetStoreYoga, GRAPHQL_PATH, type PetStoreYoga } from './yoga.ts';
 export type GraphQLRoutesOptions = {
   readonly application: Application;
   readonly config: Config['graphql'];
+  /** A subscription whose client takes nothing of it for this long is ended (see stalled-stream.ts). */
+  readonly stallMs?: number;
   /** Envelop plugins that observe operations (metrics, tracing); they run on the fast path too. */
   readonly observers?: readonly Plugin[];
 };
@@ -64,7 +67,7 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
       if (request.method === 'GET') refuseGetMembers(request.query as Record<string, unknown>);
       if (request.method === 'POST' && (await tryFastPath(request, reply, request.body as string)))
         return reply;
-      return handleWithYoga(yoga, request, reply);
+      return handleWithYoga(yoga, request, reply, options.stallMs);
     },
   });
   allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
@@ -134,6 +137,7 @@ async function handleWithYoga(
   yoga: PetStoreYoga,
   request: FastifyRequest,
   reply: FastifyReply,
+  stallMs: number | undefined,
 ): Promise<FastifyReply> {
   const response = await yoga.handleNodeRequestAndResponse(request, reply, { req: request, reply });
   // Yoga answers an Accept it cannot satisfy with an empty 406; ours has the Error body.
@@ -145,5 +149,7 @@ async function handleWithYoga(
     // names keep the case Yoga gave them.
     if (key.toLowerCase() !== 'content-encoding' || value !== 'none') reply.header(key, value);
   });
+  if (stallMs !== undefined && response.headers.get('content-type')?.startsWith('text/event-stream'))
+    endWhenStalled(reply.raw, stallMs, request.log);
   return reply.send(response.body);
 }

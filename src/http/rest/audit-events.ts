@@ -5,6 +5,7 @@ import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
+import { endWhenStalled } from '../stalled-stream.ts';
 import { integerParam, presentOnly, singleHeader, stringParam } from './params.ts';
 
 const AUDIT = { scope: 'audit:read' } as const;
@@ -17,9 +18,9 @@ const AUDIT = { scope: 'audit:read' } as const;
  */
 export async function auditEventRoutes(
   app: FastifyInstance,
-  options: { application: Application },
+  options: { application: Application; stallMs: number },
 ): Promise<void> {
-  const { application } = options;
+  const { application, stallMs } = options;
   const open = new Set<AbortController>();
   app.addHook('preClose', async () => {
     for (const stream of open) stream.abort();
@@ -55,6 +56,7 @@ export async function auditEventRoutes(
           stream.abort();
           open.delete(stream);
         });
+        endWhenStalled(reply.raw, stallMs, request.log);
         return reply
           .type('text/event-stream; charset=utf-8')
           .header('Cache-Control', 'no-store')

@@ -1,0 +1,42 @@
+import type { ServerResponse } from 'node:http';
+import type { FastifyBaseLogger } from 'fastify';
+
+/** STREAM_STALL_SECONDS's default. */
+export const DEFAULT_STALL_MS = 60_000;
+
+/**
+ * Ends an event stream whose client has taken nothing of it for `limitMs` while it had something
+ * to send: the socket's buffer stayed over its mark, with no `drain`. Such a client holds the
+ * stream's buffers, its store subscription and its replay for as long as it keeps the connection,
+ * and each new stream costs it only one request of its rate limit. An idle stream (nothing to
+ * send) is not stalled, and a slow reader that drains now and then is not either. The client may
+ * reconnect and resume (Last-Event-ID, `after`).
+ */
+export function endWhenStalled(res: ServerResponse, limitMs: number, log: FastifyBaseLogger): void {
+  let drains = 0;
+  let stalled: { since: number; drains: number } | undefined;
+  const onDrain = () => void (drains += 1);
+  res.on('drain', onDrain);
+  const timer = setInterval(
+    () => {
+      if (!res.writableNeedDrain || (stalled !== undefined && drains !== stalled.drains)) {
+        stalled = res.writableNeedDrain ? { since: performance.now(), drains } : undefined;
+        return;
+      }
+      stalled ??= { since: performance.now(), drains };
+      if (performance.now() - stalled.since < limitMs) return;
+      clearInterval(timer);
+      log.info(
+        { bufferedBytes: res.writableLength, stalledMs: Math.round(performance.now() - stalled.since) },
+        'event stream ended: its client took nothing of it for STREAM_STALL_SECONDS',
+      );
+      res.destroy();
+    },
+    Math.min(5_000, Math.max(100, limitMs / 4)),
+  );
+  timer.unref();
+  res.once('close', () => {
+    clearInterval(timer);
+    res.off('drain', onDrain);
+  });
+}

@@ -1,0 +1,102 @@
+import { once } from 'node:events';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * Event streams whose client takes nothing of them while they have events to send are ended after
+ * STREAM_STALL_SECONDS (1 s here): 50,000 events replayed from position 0 are far more than the
+ * socket buffers hold, so a client that never reads stalls its stream.
+ */
+
+let temp: ReturnType<typeof makeTempDir>;
+let server: ServerProcess;
+let key: string;
+
+beforeAll(async () => {
+  temp = makeTempDir();
+  const store = openDataDirStore(temp.dir);
+  await seedPets(store, 50_000);
+  await store.close();
+  key = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, [
+    '--plan',
+    'enterprise',
+    '--per-minute',
+    '100000',
+    '--per-day',
+    '1000000',
+    '--scopes',
+    'audit:read',
+  ]);
+  server = await startServerProcess({
+    PETSTORE_DATA_DIR: temp.dir,
+    STREAM_STALL_SECONDS: '1',
+    LOG_LEVEL: 'info',
+  });
+}, 60_000);
+afterAll(async () => {
+  await server?.kill();
+  temp?.remove();
+});
+
+/**
+ * A connection that sends `request` and then reads nothing (a paused socket does not read, so it
+ * does not see the server close it either: the server's log line says so).
+ */
+async function neverReading(request: string): Promise<net.Socket> {
+  const { port } = new URL(server.url);
+  const socket = net.connect(Number(port), '127.0.0.1');
+  await once(socket, 'connect');
+  socket.write(request);
+  socket.pause();
+  return socket;
+}
+
+const auditFeed = () =>
+  `GET /v1/audit/events?after=0 HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n\r\n`;
+
+function subscription(): string {
+  const body = JSON.stringify({ query: 'subscription { auditEvent(after: "0") { position type data } }' });
+  return (
+    `POST /graphql HTTP/1.1\r\nHost: test\r\nAuthorization: Bearer ${key}\r\nAccept: text/event-stream\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+  );
+}
+
+const endedLines = () => server.output.filter((line) => line.includes('"msg":"event stream ended'));
+
+describe('an event stream whose client takes nothing of it', () => {
+  it('is ended on the audit feed, with one log line', async () => {
+    const before = endedLines().length;
+    const socket = await neverReading(auditFeed());
+    await expect.poll(() => endedLines().length, { timeout: 15_000 }).toBe(before + 1);
+    socket.destroy();
+  }, 30_000);
+
+  it('is ended on a GraphQL subscription, with one log line', async () => {
+    const before = endedLines().length;
+    const socket = await neverReading(subscription());
+    await expect.poll(() => endedLines().length, { timeout: 15_000 }).toBe(before + 1);
+    socket.destroy();
+  }, 30_000);
+
+  it('is not ended while its client reads, however long the replay takes', async () => {
+    const response = await fetch(`${server.url}/v1/audit/events?after=0`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    const reader = response.body!.getReader();
+    let bytes = 0;
+    const started = performance.now();
+    // Reads slowly for 3 s, three times the stall limit: a chunk every 20 ms.
+    while (performance.now() - started < 3_000) {
+      const { done, value } = await reader.read();
+      expect(done).toBe(false);
+      bytes += value!.byteLength;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await reader.cancel();
+    expect(bytes).toBeGreaterThan(0);
+  }, 30_000);
+});
