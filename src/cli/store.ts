@@ -81,31 +81,25 @@ export function ensureDataDir(dir: string): void {
   }
 }
 
-/** SQLite's primary result codes (the low byte of an extended one) that an operator must act on. */
-const SQLITE_FAILURES: Record<number, string> = {
-  8: 'it is read-only for this user',
-  10: 'the disk failed to read or write it',
-  11: 'it is damaged',
-  13: 'the disk is full',
-  14: 'it cannot be opened',
-  26: 'it is not a SQLite database',
-};
-
 /**
- * What to do about the event store, by the same codes. A backup is advice only for a file that is
- * not a sound store: restoring one loses every event since it was taken, and mends nothing where
- * the file is sound but cannot be reached (permissions, a read-only mount, a full disk).
+ * SQLite's primary result codes (the low byte of an extended one) that an operator must act on:
+ * what each says of a file, and what to do about the event store. A backup is advice only for a
+ * file that is not a sound store: restoring one loses every event since it was taken, and mends
+ * nothing where the file is sound but cannot be reached (permissions, a read-only mount, a full disk).
  */
 const RESTORE = 'Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.';
 const REACH =
   'Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.';
-const STORE_ADVICE: Record<number, string> = {
-  8: REACH,
-  10: 'Check the disk; if the file itself is damaged, restore it from a backup.',
-  11: RESTORE,
-  13: 'Free some space on its file system.',
-  14: REACH,
-  26: RESTORE,
+const SQLITE_FAILURES: Record<number, { readonly what: string; readonly advice: string }> = {
+  8: { what: 'it is read-only for this user', advice: REACH },
+  10: {
+    what: 'the disk failed to read or write it',
+    advice: 'Check the disk; if the file itself is damaged, restore it from a backup.',
+  },
+  11: { what: 'it is damaged', advice: RESTORE },
+  13: { what: 'the disk is full', advice: 'Free some space on its file system.' },
+  14: { what: 'it cannot be opened', advice: REACH },
+  26: { what: 'it is not a SQLite database', advice: RESTORE },
 };
 
 /**
@@ -116,7 +110,7 @@ const STORE_ADVICE: Record<number, string> = {
 export function storeFailure(error: unknown): CommandFailure | undefined {
   if (error instanceof TemporalIndexFileError) {
     return new CommandFailure(
-      `${error.message}: ${sqliteReason(error.cause) ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
+      `${error.message}: ${sqliteFailure(error.cause)?.reason ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
       { cause: error },
     );
   }
@@ -127,19 +121,21 @@ export function storeFailure(error: unknown): CommandFailure | undefined {
       { cause: error },
     );
   }
-  const what = sqliteReason(error);
-  if (what === undefined) return undefined;
-  return new CommandFailure(
-    `cannot use the event store ${described}: ${what}. ${STORE_ADVICE[sqlitePrimaryCode(error)!]}`,
-    { cause: error },
-  );
+  const failure = sqliteFailure(error);
+  if (failure === undefined) return undefined;
+  return new CommandFailure(`cannot use the event store ${described}: ${failure.reason}. ${failure.advice}`, {
+    cause: error,
+  });
 }
 
-/** What SQLite's error says of the file, with SQLite's own words; undefined for another failure. */
-function sqliteReason(error: unknown): string | undefined {
+/**
+ * What SQLite's error says of the file, with SQLite's own words, and what to do about the event
+ * store; undefined for another failure.
+ */
+function sqliteFailure(error: unknown): { reason: string; advice: string } | undefined {
   const code = sqlitePrimaryCode(error);
-  const what = code === undefined ? undefined : SQLITE_FAILURES[code];
-  return what === undefined
-    ? undefined
-    : `${what} (SQLite: ${String((error as { errstr?: unknown }).errstr)})`;
+  const failure = code === undefined ? undefined : SQLITE_FAILURES[code];
+  if (failure === undefined) return undefined;
+  const reason = `${failure.what} (SQLite: ${String((error as { errstr?: unknown }).errstr)})`;
+  return { reason, advice: failure.advice };
 }
