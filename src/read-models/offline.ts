@@ -5,7 +5,7 @@ import type { ProjectionStatus, VerifyReport } from '../application/ports/read-m
 import { compareParts } from './compare-parts.ts';
 import { type FoldProgress, foldBeside } from './fold-beside.ts';
 import { projectionStatus, snapshotToCompare } from './operations.ts';
-import { eventIdAt, ReadModel } from './read-model.ts';
+import { eventIdAt, madeFromThisStore, ReadModel } from './read-model.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
 /**
@@ -29,9 +29,7 @@ export function offlineStatus(
     projections.map(async ({ name, version }) => {
       const loaded = await snapshots.load(name);
       const usable =
-        loaded.ok &&
-        loaded.snapshot.version === version &&
-        (await idAt(BigInt(loaded.snapshot.checkpoint))) === loaded.snapshot.checkpointEventId;
+        loaded.ok && loaded.snapshot.version === version && (await madeFromThisStore(loaded.snapshot, idAt));
       return projectionStatus(store, snapshots, {
         name,
         version,

@@ -10,7 +10,7 @@ import type {
 import { NotFoundError } from '../shared/errors.ts';
 import { compareParts } from './compare-parts.ts';
 import { foldBeside } from './fold-beside.ts';
-import { eventIdAt, type ReadModel } from './read-model.ts';
+import { eventIdAt, madeFromThisStore, type ReadModel } from './read-model.ts';
 import type { ProjectionGroup } from './runner.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
@@ -169,7 +169,7 @@ export async function snapshotToCompare(
   }
   const checkpoint = BigInt(loaded.snapshot.checkpoint);
   // Before "ahead": a snapshot past the store's last event was not written by another process.
-  if ((await idAt(checkpoint)) !== loaded.snapshot.checkpointEventId) {
+  if (!(await madeFromThisStore(loaded.snapshot, idAt))) {
     return { result: 'refused', reason: 'the snapshot was not made from this event store' };
   }
   if (live.checkpoint === undefined || checkpoint > live.checkpoint) {

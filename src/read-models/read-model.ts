@@ -15,6 +15,17 @@ export function eventIdAt(store: EventStore): (position: bigint) => Promise<stri
   };
 }
 
+/**
+ * Whether a snapshot was made from this store: the event at its checkpoint is the one it recorded.
+ * A store restored from a backup, or another store, does not hold it there.
+ */
+export async function madeFromThisStore(
+  snapshot: { readonly checkpoint: string; readonly checkpointEventId: string },
+  idAt: (position: bigint) => Promise<string | undefined>,
+): Promise<boolean> {
+  return (await idAt(BigInt(snapshot.checkpoint))) === snapshot.checkpointEventId;
+}
+
 /** How a read model started: from nothing, from its snapshot, or from an earlier version's (see `servesSnapshotsOf`). */
 export type Restored = 'from-events' | 'from-snapshot' | { readonly interimFromVersion: number };
 
@@ -101,10 +112,10 @@ export class ReadModel<State> {
     if (interim && !servesSnapshotsOf.includes(snapshot.version)) {
       return rebuild(`projection version ${snapshot.version} -> ${version}`);
     }
-    const checkpoint = BigInt(snapshot.checkpoint);
-    if ((await eventIdAt(checkpoint)) !== snapshot.checkpointEventId) {
+    if (!(await madeFromThisStore(snapshot, eventIdAt))) {
       return rebuild('the snapshot was not made from this event store');
     }
+    const checkpoint = BigInt(snapshot.checkpoint);
     try {
       this.#version += 1;
       this.#state = this.projection.fromSnapshot(snapshot.parts);
