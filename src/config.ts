@@ -90,6 +90,8 @@ const schema = z
     MIN_POSITION_WAIT_MS: wholeNumber(1, 60_000).default(2000),
     /** How long an event stream's client may take nothing of it, while it has events to send, before it is ended. */
     STREAM_STALL_SECONDS: wholeNumber(1, 3600).default(60),
+    /** How many event streams one key may hold open on one process at once. */
+    STREAMS_PER_KEY: wholeNumber(1, 100_000).default(20),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
@@ -179,6 +181,8 @@ export type Config = Readonly<{
   minPositionWaitMs: number;
   /** An event stream whose client takes nothing for this long is ended (src/http/stalled-stream.ts). */
   streamStallMs: number;
+  /** Event streams one key may hold open on one process at once (src/http/stream-slots.ts). */
+  streamsPerKey: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
   /** Per client address, for requests without a valid key and for the public routes. */
@@ -243,6 +247,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     snapshotEveryEvents: e.SNAPSHOT_EVERY_EVENTS,
     minPositionWaitMs: e.MIN_POSITION_WAIT_MS,
     streamStallMs: e.STREAM_STALL_SECONDS * 1000,
+    streamsPerKey: e.STREAMS_PER_KEY,
     redisUrl: e.REDIS_URL,
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
     anonymousLimits: Object.freeze({ perMinute: e.ANONYMOUS_PER_MINUTE, perDay: e.ANONYMOUS_PER_DAY }),

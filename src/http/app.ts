@@ -32,6 +32,7 @@ import { storeRoutes } from './rest/store.ts';
 import { historyRoutes } from './rest/history.ts';
 import { adminRoutes } from './rest/admin.ts';
 import { DEFAULT_STALL_MS } from './stalled-stream.ts';
+import { DEFAULT_STREAMS_PER_KEY, streamSlots } from './stream-slots.ts';
 import { auditEventRoutes } from './rest/audit-events.ts';
 import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
@@ -40,7 +41,7 @@ import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
-    Partial<Pick<Config, 'devPages' | 'accessLog' | 'streamStallMs'>>;
+    Partial<Pick<Config, 'devPages' | 'accessLog' | 'streamStallMs' | 'streamsPerKey'>>;
   readonly application: Application;
   readonly guard: Guard;
   readonly logger: FastifyBaseLogger;
@@ -107,6 +108,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.config.accessLog === true) await app.register(accessLog);
 
   await app.register(deps.guard);
+  await app.register(streamSlots, { max: deps.config.streamsPerKey ?? DEFAULT_STREAMS_PER_KEY });
   await app.register(storePositions, { application: deps.application });
   await app.register(openApiRoute);
   healthRoutes(app, { readiness: deps.readiness ?? alwaysReady, shuttingDown });

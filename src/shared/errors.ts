@@ -47,6 +47,7 @@ export const ERROR_CODES = [
   // Found by attacking the service (issue 16's sessions)
   'not_acceptable',
   'expectation_failed',
+  'too_many_streams',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
@@ -169,6 +170,17 @@ export class SubscriberTooSlowError extends AppError {
       'subscriber_too_slow',
       503,
       `This subscriber fell more than ${bufferedItems} events behind; subscribe again.`,
+    );
+  }
+}
+
+/** A key already holds as many open event streams on this server as it may (STREAMS_PER_KEY). */
+export class TooManyStreamsError extends AppError {
+  constructor(max: number) {
+    super(
+      'too_many_streams',
+      429,
+      `This API key already holds ${max} open event streams on this server, the most it may: close one before opening another.`,
     );
   }
 }

@@ -44,6 +44,7 @@ export async function auditEventRoutes(
         ...(resumeAt !== undefined && { afterName: 'Last-Event-ID' }),
       };
       if (wantsEventStream(request)) {
+        request.holdStream(reply.raw);
         const stream = new AbortController();
         const events = await application.followEvents(filter, stream.signal);
         open.add(stream);
