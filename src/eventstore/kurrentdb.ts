@@ -179,33 +179,40 @@ class KurrentDbEventStore implements EventStore {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncGenerator<RecordedEvent> {
-    let after = options.after;
+    let start =
+      options.after !== undefined
+        ? { after: options.after }
+        : options.from !== undefined
+          ? { from: options.from }
+          : undefined;
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     while (remaining > 0) {
-      const page = await this.#readAllPage(after, Math.min(remaining, READ_ALL_PAGE));
+      const page = await this.#readAllPage(start, Math.min(remaining, READ_ALL_PAGE));
       for (const event of page.events) {
         yield event;
         remaining -= 1;
         if (remaining <= 0) return;
       }
       if (page.last === undefined) return;
-      after = page.last;
+      start = { after: page.last };
     }
   }
 
   /**
-   * One server read of `$all` after a position, read to its end. `last` is the position of the
-   * last event the server sent (undefined when it sent none), readable or not, so that the next
-   * page starts after it.
+   * One server read of `$all` after a position (or from one, the event there included), read to its
+   * end. `last` is the position of the last event the server sent (undefined when it sent none),
+   * readable or not, so that the next page starts after it.
    */
   async #readAllPage(
-    after: bigint | undefined,
+    start: { readonly after: bigint } | { readonly from: bigint } | undefined,
     count: number,
   ): Promise<{ events: RecordedEvent[]; last: bigint | undefined }> {
-    // A read from a position includes the event at that position; the port excludes it.
+    // A read from a position includes the event at that position; `after` excludes it.
+    const at = start === undefined ? undefined : 'after' in start ? start.after : start.from;
+    const least = start === undefined ? 0n : 'after' in start ? start.after + 1n : start.from;
     const read = this.#client.readAll({
-      ...(after === undefined ? {} : { fromPosition: unpackPosition(after) }),
-      maxCount: after === undefined ? count : count + 1,
+      ...(at === undefined ? {} : { fromPosition: unpackPosition(at) }),
+      maxCount: start !== undefined && 'after' in start ? count + 1 : count,
       filter: excludeSystemEvents(),
       requiresLeader: true,
     });
@@ -214,7 +221,7 @@ class KurrentDbEventStore implements EventStore {
     for await (const resolved of read) {
       if (!resolved.event) continue;
       const position = packPosition(resolved.event.position);
-      if (after !== undefined && position <= after) continue;
+      if (position < least) continue;
       last = position;
       const event = toRecordedEvent(resolved.event, position, this.#log);
       if (event !== undefined) events.push(event);

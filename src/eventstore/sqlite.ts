@@ -132,7 +132,8 @@ class SqliteEventStore implements EventStore {
   }
 
   async *readAll(options: ReadAllOptions = {}): AsyncGenerator<RecordedEvent> {
-    let after = options.after ?? 0n;
+    // Positions here are consecutive integers: the event at `from` is the first after `from - 1`.
+    let after = options.after ?? (options.from === undefined ? 0n : options.from - 1n);
     let remaining = options.maxCount ?? Number.POSITIVE_INFINITY;
     while (remaining > 0) {
       const batch = this.#readBatch(after, Math.min(this.#batchSize, remaining));

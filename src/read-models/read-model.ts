@@ -8,7 +8,7 @@ const MIN_PERIODIC_SNAPSHOT_INTERVAL_MS = 60_000;
 /** The id of the event at a position of this store (what a snapshot's checkpointEventId is checked against). */
 export function eventIdAt(store: EventStore): (position: bigint) => Promise<string | undefined> {
   return async (position) => {
-    for await (const event of store.readAll({ after: position - 1n, maxCount: 1 })) {
+    for await (const event of store.readAll({ from: position, maxCount: 1 })) {
       return event.position === position ? event.metadata.eventId : undefined;
     }
     return undefined;

@@ -210,6 +210,18 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       expect(isIncreasing(read.map((e) => e.position))).toBe(true);
     });
 
+    it('reads from a position it gave, the event there first', async () => {
+      const [a, b] = [stream(), stream()];
+      await store.appendToStream(a, [event('A1')]);
+      const { position } = await store.appendToStream(b, [event('B1')]);
+      await store.appendToStream(a, [event('A2')]);
+      const read = await collect(store.readAll({ from: position, maxCount: 2 }), () => true);
+      expect(read.map((e) => [e.type, e.position === position])).toEqual([
+        ['B1', true],
+        ['A2', false],
+      ]);
+    });
+
     it('reports the position of the last event as the head', async () => {
       const result = await store.appendToStream(stream(), [event('A')]);
       expect(await store.headPosition()).toBe(result.position);

@@ -133,6 +133,17 @@ describe('KurrentDB adapter, with a fake KurrentDB client that records calls', (
     expect(reads.open).toBe(0);
   });
 
+  it('reads $all from a position it gave by asking the server from that very position, the event there included', async () => {
+    const { client, reads } = serverWithEvents(50);
+    const positions: bigint[] = [];
+    for await (const event of kurrentDbEventStore(client, log).readAll({ from: at(30n), maxCount: 2 })) {
+      positions.push(event.position);
+    }
+    expect(positions).toEqual([at(30n), at(40n)]);
+    // Not (30, 29), the pair a read after the position minus one would ask for, which no event has.
+    expect(reads.calls.map((call) => call.fromPosition)).toEqual([{ commit: 30n, prepare: 30n }]);
+  });
+
   it('stops reading $all at maxCount', async () => {
     const { client, reads } = serverWithEvents(50);
     const events = [];

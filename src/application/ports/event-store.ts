@@ -57,6 +57,11 @@ export type MultiAppendResult = {
 export type ReadAllOptions = {
   /** Read events whose position is greater than this; from the start when absent. */
   readonly after?: bigint;
+  /**
+   * Read events whose position is this or greater, when `after` is absent: the event at a position
+   * a store gave. Not `after: position - 1n`, which on KurrentDB is a (commit, prepare) pair no event has.
+   */
+  readonly from?: bigint;
   readonly maxCount?: number;
 };
 
