@@ -37,7 +37,6 @@ export type { PlaceOrderResult } from './commands/place-order.ts';
 export type { HistoryEntry, HistoryPage, HistoryQuery } from './queries/history.ts';
 export type { AuditEvent, EventFeedPage, EventFeedQuery } from './queries/event-feed.ts';
 export type { ResumedPetChanges } from './queries/pet-changes.ts';
-export { parsePosition } from './queries/positions.ts';
 export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 
 /**

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import { type Application, type EventFeedQuery, parsePosition } from '../../application/index.ts';
+import type { Application, EventFeedQuery } from '../../application/index.ts';
 import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
@@ -35,9 +35,10 @@ export async function auditEventRoutes(
         'the feed holds every event, to now, each with its time; after starts it past a position',
       );
       const query = request.query as Record<string, unknown>;
-      const after = position(stringParam(query, 'after'), 'after');
-      // A reconnecting client's Last-Event-ID, when it sends one, is where it resumes.
-      const resumeAt = position(singleHeader(request, 'last-event-id'), 'Last-Event-ID');
+      // A reconnecting client's Last-Event-ID, when it sends one, is where it resumes. Both are
+      // passed on as sent: the application checks them, in the order GraphQL's auditEvents does.
+      const after = stringParam(query, 'after');
+      const resumeAt = singleHeader(request, 'last-event-id');
       const filter = {
         ...feedFilter(query),
         ...optional('after', resumeAt ?? after),
@@ -96,10 +97,6 @@ function feedFilter(query: Record<string, unknown>): Omit<EventFeedQuery, 'limit
     ...optional('type', stringParam(query, 'type')),
     ...optional('stream', stringParam(query, 'stream')),
   };
-}
-
-function position(value: string | undefined, name: string): bigint | undefined {
-  return value === undefined ? undefined : parsePosition(value, name);
 }
 
 function optional<K extends string, V>(name: K, value: V | undefined): { [key in K]?: V } {

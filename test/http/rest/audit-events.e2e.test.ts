@@ -126,6 +126,14 @@ describe('GET /v1/audit/events', () => {
     });
   });
 
+  it('names the limit, not after, when both are wrong, as GraphQL auditEvents(first, after) does', async () => {
+    expect(await page('?limit=0&after=abc')).toEqual({
+      status: 400,
+      link: null,
+      body: { code: 'validation_failed', message: 'limit must be an integer from 1 to 100.', status: 400 },
+    });
+  });
+
   it('resumes a page after Last-Event-ID too, and refuses one that is not a position', async () => {
     const { id } = await createPet();
     const [created] = await server.testApp.store.readStream(`pet-${id}`);
