@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMMANDS } from '../src/cli/commands.ts';
 
 /** The README a newcomer follows: everything it points to is in the repository. */
 
@@ -23,6 +24,24 @@ describe('README.md', () => {
     expect(readFileSync(path.join(ROOT, 'docs/pet-store-interface.md'), 'utf8')).toMatch(
       /^# Pet Store Service Interface\n/,
     );
+  });
+
+  it('lists every petstore command in its table of commands', () => {
+    const table = README.slice(
+      README.indexOf('The commands of `petstore`'),
+      README.indexOf('Every command names'),
+    );
+    const rows = [...table.matchAll(/^\| `petstore ([a-z]+)(?: ([a-z\\|]+))?/gm)].map((match) => ({
+      command: match[1]!,
+      subcommands: (match[2] ?? '').split('\\|'),
+    }));
+    const missing = COMMANDS.map((command) => command.name).filter((name) => {
+      const [command, subcommand = ''] = name.split(' ');
+      return !rows.some(
+        (row) => row.command === command && (subcommand === '' || row.subcommands.includes(subcommand)),
+      );
+    });
+    expect(missing).toEqual([]);
   });
 
   it('has an Operations section on metrics, health, tracing and logs', () => {
