@@ -56,7 +56,7 @@ Scopes: ${SCOPES.join(', ')}; by default a key gets pets:read,pets:write,orders:
   {
     name: 'keys list',
     synopsis: '[--json]',
-    summary: 'every key: id, name, plan, limits, issued, status (never a secret)',
+    summary: 'every key: id, name, plan, limits, scopes, issued, status (never a secret)',
     load: keys,
   },
   {

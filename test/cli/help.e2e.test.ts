@@ -40,6 +40,11 @@ describe('petstore <command> --help', () => {
     expect(stdout.split('\n')[0]).toMatch(new RegExp(`^Usage: petstore ${name}( |$)`));
   });
 
+  it('keys list --help names every column keys list prints, scopes included', async () => {
+    const { stdout } = await runPetstore(['keys', 'list', '--help']);
+    expect(stdout).toContain('Every key: id, name, plan, limits, scopes, issued, status (never a secret).');
+  });
+
   it('keys --help lists every keys command', async () => {
     const { code, stdout } = await runPetstore(['keys', '--help']);
     expect(code).toBe(0);
