@@ -16,12 +16,23 @@ import { apiKeyReadModel } from '../read-models/api-key-read-model.ts';
 import { ProjectionGroup } from '../read-models/runner.ts';
 import { loadConfig } from '../config.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
+import { ValidationError } from '../shared/errors.ts';
 import { parseCommandLine } from './command-line.ts';
 import { describe, durationOf, expiryOf, LIMIT_OPTIONS, limitsOf, scopesOf, status } from './key-options.ts';
 import { failureReason } from './failure-reason.ts';
 import { writeOrReject } from './output.ts';
 import { openCliStore } from './store.ts';
 import { CommandFailure, UsageError } from './usage-error.ts';
+
+/**
+ * The domain names a plan's custom limits by their fields (`The enterprise plan needs perMinute.`);
+ * on the command line they are the flags that set them, which is what the operator must type.
+ */
+function inFlagTerms(error: unknown): never {
+  if (!(error instanceof ValidationError)) throw error;
+  const flags = error.message.replace(/\bperMinute\b/g, '--per-minute').replace(/\bperDay\b/g, '--per-day');
+  throw flags === error.message ? error : new ValidationError(flags, error.field);
+}
 
 /** Each subcommand reads its arguments first, so that a mistake in them opens (or starts) no store. */
 type Subcommand = (args: string[]) => (store: EventStore) => Promise<void>;
@@ -80,7 +91,7 @@ function create(args: string[]) {
     ...(expiresAt !== undefined && { expiresAt }),
   };
   return async (store: EventStore) => {
-    const { key, secret } = await issueApiKey(deps(store), request, cliContext());
+    const { key, secret } = await issueApiKey(deps(store), request, cliContext()).catch(inFlagTerms);
     try {
       await writeOrReject(`${secret}\n`);
     } catch (error) {
@@ -185,7 +196,9 @@ function change(args: string[], what: Change) {
           ? await unbanApiKey(deps(store), keyId, cliContext())
           : what === 'scopes'
             ? await changeApiKeyScopes(deps(store), keyId, scopesOf(second!), cliContext())
-            : await changeApiKeyPlan(deps(store), keyId, { plan: second, ...limits }, cliContext());
+            : await changeApiKeyPlan(deps(store), keyId, { plan: second, ...limits }, cliContext()).catch(
+                inFlagTerms,
+              );
     const verb = {
       revoke: 'Revoked',
       plan: 'Changed the plan of',

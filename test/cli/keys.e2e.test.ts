@@ -211,6 +211,17 @@ it('refuses an --expires-at on a day its month does not have, instead of moving 
   );
 });
 
+it('names the missing limit of an enterprise key by its flag, --per-minute', async () => {
+  const failure = await keys('create', '--plan', 'enterprise', '--per-day', '9').catch(
+    (error: { code: number; stderr: string }) => error,
+  );
+  expect(failure).toMatchObject({ code: 2 });
+  expect(failure.stderr.split('\n').slice(1)).toEqual([
+    'petstore keys create: The enterprise plan needs --per-minute.',
+    '',
+  ]);
+});
+
 it('refuses custom limits on a plan other than enterprise', async () => {
   const failure = await keys('create', '--plan', 'free', '--per-minute', '5', '--per-day', '9').catch(
     (error: { code: number; stderr: string }) => error,
