@@ -169,7 +169,8 @@ function printStatus(statuses: readonly ProjectionStatus[], json: boolean): void
       `${lag.capped ? '>' : ''}${lag.events} events, ${lag.seconds} s`,
       snapshot === null
         ? '-'
-        : `v${snapshot.version} at ${snapshot.checkpoint}, ${age(snapshot.ageSeconds)} old`,
+        : `v${snapshot.version} at ${snapshot.checkpoint}, ${age(snapshot.ageSeconds)} old` +
+          (snapshot.refused === undefined ? '' : `, REFUSED: ${snapshot.refused}`),
       rebuild === null
         ? '-'
         : rebuild.state === 'failed'

@@ -5,7 +5,7 @@ import type { ProjectionStatus, VerifyReport } from '../application/ports/read-m
 import { compareParts } from './compare-parts.ts';
 import { type FoldProgress, foldBeside } from './fold-beside.ts';
 import { projectionStatus, snapshotToCompare } from './operations.ts';
-import { eventIdAt, madeFromThisStore, ReadModel } from './read-model.ts';
+import { eventIdAt, ReadModel, snapshotRefusal } from './read-model.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
 
 /**
@@ -26,14 +26,22 @@ export function offlineStatus(
 ): Promise<ProjectionStatus[]> {
   const idAt = eventIdAt(store);
   return Promise.all(
-    projections.map(async ({ name, version }) => {
+    projections.map(async (projection) => {
+      const { name, version } = projection;
       const loaded = await snapshots.load(name);
-      const usable =
-        loaded.ok && loaded.snapshot.version === version && (await madeFromThisStore(loaded.snapshot, idAt));
+      if (!loaded.ok) {
+        const refused = 'missing' in loaded ? undefined : loaded.reason;
+        return projectionStatus(store, snapshots, { name, version, checkpoint: undefined, refused });
+      }
+      const { snapshot } = loaded;
+      const refused = await snapshotRefusal(projection, snapshot, idAt);
+      if (refused !== undefined)
+        return projectionStatus(store, snapshots, { name, version, checkpoint: undefined, refused });
       return projectionStatus(store, snapshots, {
         name,
         version,
-        checkpoint: usable ? BigInt(loaded.snapshot.checkpoint) : undefined,
+        checkpoint: BigInt(snapshot.checkpoint),
+        interimFromVersion: snapshot.version === version ? undefined : snapshot.version,
       });
     }),
   );

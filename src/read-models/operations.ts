@@ -71,6 +71,8 @@ export async function projectionStatus(
     readonly checkpoint: bigint | undefined;
     readonly interimFromVersion?: number | undefined;
     readonly rebuild?: RebuildStatus | undefined;
+    /** Why a start would not restore the snapshot file (the offline status checks it as a start does). */
+    readonly refused?: string | undefined;
   },
 ): Promise<ProjectionStatus> {
   const header = await snapshots?.header(readModel.name);
@@ -88,6 +90,7 @@ export async function projectionStatus(
             checkpoint: header.checkpoint,
             savedAt: header.savedAt,
             ageSeconds: Math.max(0, Math.round((nowMs - Date.parse(header.savedAt)) / 1000)),
+            ...(readModel.refused !== undefined && { refused: readModel.refused }),
           },
     interimFromVersion: readModel.interimFromVersion ?? null,
     rebuild: readModel.rebuild ?? null,

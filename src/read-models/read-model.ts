@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type { SnapshotStore } from './snapshot-file.ts';
+import type { SnapshotHeader } from './snapshot-format.ts';
 
 const MIN_PERIODIC_SNAPSHOT_INTERVAL_MS = 60_000;
 
@@ -24,6 +25,24 @@ export async function madeFromThisStore(
   idAt: (position: bigint) => Promise<string | undefined>,
 ): Promise<boolean> {
   return (await idAt(BigInt(snapshot.checkpoint))) === snapshot.checkpointEventId;
+}
+
+/**
+ * Why a start would not restore this snapshot, whose file checks out: made by a projection version
+ * that `projection` neither is nor serves (`servesSnapshotsOf`), or from another store. Undefined
+ * when a start would restore it. `restore` logs the reason; the offline status shows it.
+ */
+export async function snapshotRefusal(
+  projection: Pick<Projection<unknown>, 'version' | 'servesSnapshotsOf'>,
+  snapshot: Pick<SnapshotHeader, 'version' | 'checkpoint' | 'checkpointEventId'>,
+  idAt: (position: bigint) => Promise<string | undefined>,
+): Promise<string | undefined> {
+  const { version, servesSnapshotsOf = [] } = projection;
+  if (snapshot.version !== version && !servesSnapshotsOf.includes(snapshot.version)) {
+    return `projection version ${snapshot.version} -> ${version}`;
+  }
+  if (!(await madeFromThisStore(snapshot, idAt))) return 'the snapshot was not made from this event store';
+  return undefined;
 }
 
 /** How a read model started: from nothing, from its snapshot, or from an earlier version's (see `servesSnapshotsOf`). */
@@ -96,7 +115,7 @@ export class ReadModel<State> {
    * Otherwise the reason is logged and the read model is rebuilt from position 0.
    */
   async restore(eventIdAt: (position: bigint) => Promise<string | undefined>): Promise<Restored> {
-    const { name, version, servesSnapshotsOf = [] } = this.projection;
+    const { name, version } = this.projection;
     if (this.#snapshots === undefined) return 'from-events';
     const loaded = await this.#snapshots.load(name);
     const rebuild = (why: string): Restored => {
@@ -108,13 +127,9 @@ export class ReadModel<State> {
     };
     if (!loaded.ok) return 'missing' in loaded ? 'from-events' : rebuild(loaded.reason);
     const { snapshot } = loaded;
+    const refused = await snapshotRefusal(this.projection, snapshot, eventIdAt);
+    if (refused !== undefined) return rebuild(refused);
     const interim = snapshot.version !== version;
-    if (interim && !servesSnapshotsOf.includes(snapshot.version)) {
-      return rebuild(`projection version ${snapshot.version} -> ${version}`);
-    }
-    if (!(await madeFromThisStore(snapshot, eventIdAt))) {
-      return rebuild('the snapshot was not made from this event store');
-    }
     const checkpoint = BigInt(snapshot.checkpoint);
     try {
       this.#version += 1;

@@ -182,9 +182,28 @@ describe('on the store and snapshot files alone', () => {
       expect(await statusOf('pet-list')).toMatchObject({
         checkpoint: null,
         lag: { events: EVENTS, capped: false },
-        snapshot: { version: petListProjection.version, checkpoint: String(EVENTS + 10) },
+        snapshot: {
+          version: petListProjection.version,
+          checkpoint: String(EVENTS + 10),
+          refused: 'the snapshot was not made from this event store',
+        },
       });
     });
+  });
+
+  it('status: a corrupted snapshot is shown refused, with why, and every event to fold', async () => {
+    const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
+    const good = readFileSync(file);
+    const bad = Buffer.from(good);
+    bad[bad.length - 10] = bad[bad.length - 10]! ^ 1;
+    writeFileSync(file, bad);
+    const { stdout } = await projections(['status']);
+    writeFileSync(file, good);
+    const row = stdout.split('\n').find((line) => line.startsWith('pet-list'));
+    // The lag's seconds are the age of the store's first event.
+    expect(row).toMatch(
+      /^pet-list +4 +- +5001 events, [\d.]+ s +v4 at 5001, \d+ s old, REFUSED: the body does not match its SHA-256: corrupted +-$/,
+    );
   });
 
   it('verify: exits 1 on a corrupted snapshot, saying why it is refused', async () => {

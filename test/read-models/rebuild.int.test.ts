@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { offlineStatus } from '../../src/read-models/offline.ts';
 import { readModelOperations } from '../../src/read-models/operations.ts';
 import { ProjectionGroup } from '../../src/read-models/runner.ts';
 import { snapshotDirectory, type SnapshotStore } from '../../src/read-models/snapshot-file.ts';
@@ -83,6 +84,12 @@ async function started(projection: Projection<Seen>) {
   return { group, readModel };
 }
 
+/** Version 1 of the projection starts and stops, which saves its snapshot at the store's last event. */
+async function snapshotOfVersion1(): Promise<void> {
+  const { group } = await started(recording(1));
+  await group.stop();
+}
+
 describe('a rebuild beside the live read model', () => {
   it('swaps in a fresh fold at the live checkpoint while events keep coming, and listeners hear each event once', async () => {
     await append('A', 'B', 'C');
@@ -113,11 +120,6 @@ describe('a rebuild beside the live read model', () => {
 });
 
 describe('a projection whose version changed', () => {
-  async function snapshotOfVersion1(): Promise<void> {
-    const { group } = await started(recording(1));
-    await group.stop();
-  }
-
   it('is served from the earlier version’s snapshot when it says it may be, then swapped for its own fold', async () => {
     await append('A', 'B');
     await snapshotOfVersion1();
@@ -141,6 +143,29 @@ describe('a projection whose version changed', () => {
     const { group, readModel } = await started(recording(2));
     expect(readModel.state.seen).toEqual(['a', 'b']);
     await group.stop();
+  });
+});
+
+describe('the offline status (petstore projections status without --url)', () => {
+  it('shows a start served meanwhile from the earlier version’s snapshot the projection says it may read', async () => {
+    const at = await append('A', 'B');
+    await snapshotOfVersion1();
+    await append('C');
+    const [status] = await offlineStatus(store, snapshots, [recording(2, [1])]);
+    expect(status).toMatchObject({ checkpoint: String(at), interimFromVersion: 1, lag: { events: 1 } });
+    expect(status!.snapshot).not.toHaveProperty('refused');
+  });
+
+  it('shows an earlier version’s snapshot the projection does not read as refused, and every event to fold', async () => {
+    await append('A', 'B');
+    await snapshotOfVersion1();
+    const [status] = await offlineStatus(store, snapshots, [recording(2)]);
+    expect(status).toMatchObject({
+      checkpoint: null,
+      interimFromVersion: null,
+      lag: { events: 2 },
+      snapshot: { version: 1, refused: 'projection version 1 -> 2' },
+    });
   });
 });
 

@@ -111,6 +111,12 @@ export type ProjectionStatus = {
     readonly checkpoint: string;
     readonly savedAt: string;
     readonly ageSeconds: number;
+    /**
+     * Why a start would not restore this file (corrupted, another store's, a version not served):
+     * from the offline status only, which checks the file as a start does. A running server restored
+     * or refused its snapshot at its start, and reports the file as it is.
+     */
+    readonly refused?: string;
   } | null;
   /** The earlier version whose read model is served until its rebuild is swapped in; null when current. */
   readonly interimFromVersion: number | null;
