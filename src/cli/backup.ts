@@ -1,4 +1,5 @@
 import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { constants } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { embeddedStoreFile } from '../eventstore/index.ts';
@@ -15,7 +16,8 @@ const KURRENTDB =
 /**
  * `petstore backup <file>`: a consistent copy of the embedded store while servers go on writing to
  * it. The copy is made beside the file, under another name, and linked to the file's name only once
- * it is whole and on disk: an interrupted backup leaves no file under that name.
+ * it is whole and on disk: an interrupted backup leaves no file under that name, and one stopped by
+ * SIGINT or SIGTERM removes its unfinished copy (SIGKILL leaves `<file>.<pid>.partial`).
  */
 export async function run(args: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine({
@@ -34,6 +36,16 @@ export async function run(args: string[]): Promise<void> {
 
   const partial = `${target}.${process.pid}.partial`;
   createEmpty(partial, target);
+  const removePartial = () => {
+    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
+  };
+  // Interrupted (Ctrl-C, a stop): the unfinished copy goes too, and the status names the signal.
+  const interrupted = (signal: NodeJS.Signals) => {
+    removePartial();
+    process.exit(128 + constants.signals[signal]);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   let held: SqliteBackup;
   try {
     held = await backupSqliteStore(embeddedStoreFile(config.dataDir), partial).catch((error: unknown) => {
@@ -42,7 +54,9 @@ export async function run(args: string[]): Promise<void> {
     syncFile(partial);
     publish(partial, target);
   } finally {
-    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    removePartial();
   }
   syncFile(path.dirname(target));
   report(target, statSync(target).size, held, values.json === true);

@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petstore } from '../support/cli.ts';
+import { PETSTORE_BIN } from '../support/petstore-cli.ts';
+import { openDataDirStore, seedPets } from '../support/seed-store.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -188,6 +192,43 @@ describe('petstore backup --json', () => {
       { file, bytes: readFileSync(file).length, events: last, lastPosition: String(last) },
     ]);
   });
+});
+
+describe('a backup interrupted by Ctrl-C (SIGINT) or a stop (SIGTERM)', () => {
+  let big: ReturnType<typeof makeTempDir>;
+  beforeAll(async () => {
+    big = makeTempDir();
+    const store = openDataDirStore(big.dir);
+    await seedPets(store, 200_000);
+    await store.close();
+  }, 120_000);
+  afterAll(() => big.remove());
+
+  it.each([
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const)(
+    '%s: leaves no file, not even its unfinished copy, and exits %i',
+    async (signal, status) => {
+      const out = makeTempDir();
+      try {
+        const file = path.join(out.dir, 'backup.sqlite');
+        const child = spawn(process.execPath, [PETSTORE_BIN, 'backup', file], {
+          env: { ...process.env, PETSTORE_DATA_DIR: big.dir, LOG_LEVEL: 'silent' },
+          stdio: 'ignore',
+        });
+        const exited = once(child, 'exit');
+        // The unfinished copy exists from before the copy starts until it is linked into place.
+        await until(() => readdirSync(out.dir).some((name) => name.endsWith('.partial')));
+        child.kill(signal);
+        const [code] = await exited;
+        expect([code, readdirSync(out.dir)]).toEqual([status, []]);
+      } finally {
+        out.remove();
+      }
+    },
+    60_000,
+  );
 });
 
 describe('what petstore backup refuses', () => {
