@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import document from '../../schema/openapi.json' with { type: 'json' };
+import { allowOnly } from './four-oh-four.ts';
 
 /**
  * The OpenAPI document in schema/openapi.json is the description of the REST API. It is served
@@ -42,4 +43,5 @@ export async function openApiRoute(app: FastifyInstance): Promise<void> {
   app.get('/v1/openapi.json', { config: { public: true } }, async (_request, reply) =>
     reply.type('application/json; charset=utf-8').send(body),
   );
+  allowOnly(app, '/v1/openapi.json', ['GET', 'HEAD'], { public: true });
 }

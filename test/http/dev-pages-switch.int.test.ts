@@ -45,4 +45,21 @@ describe('DEV_PAGES', () => {
     expect(script.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect(script.body).toContain('SwaggerUIBundle');
   });
+
+  it('answers another method on the pages and their files with 405 and Allow, without a key', async () => {
+    t = await startTestApp({
+      env: { NODE_ENV: 'development' },
+      guard: (service) => apiKeyGuard(service.auth),
+    });
+    const page = (await t.app.inject({ url: '/graphiql' })).body;
+    const script = page.match(/src="([^"]+\.js)"/)![1]!;
+    for (const url of ['/graphiql', '/docs', script]) {
+      const response = await t.app.inject({ method: 'POST', url });
+      expect([response.statusCode, response.headers.allow, response.json().code]).toEqual([
+        405,
+        'GET, HEAD',
+        'method_not_allowed',
+      ]);
+    }
+  });
 });

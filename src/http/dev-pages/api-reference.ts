@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { FastifyInstance } from 'fastify';
-import { packageVersion, scriptJson, serveAssets } from './assets.ts';
+import { packageVersion, scriptJson, serveAssets, servePage } from './assets.ts';
 
 export const API_REFERENCE_PATH = '/docs';
 
@@ -45,7 +45,5 @@ export function apiReferencePage(app: FastifyInstance): void {
   </body>
 </html>
 `;
-  app.get(API_REFERENCE_PATH, { config: { public: true } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(html),
-  );
+  servePage(app, API_REFERENCE_PATH, html);
 }

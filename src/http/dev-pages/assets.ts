@@ -1,5 +1,9 @@
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
+import { allowOnly } from '../four-oh-four.ts';
+
+/** The pages and their files are public: a browser opening a page sends no key. */
+const PUBLIC = { public: true } as const;
 
 export type Asset = { readonly type: string; readonly body: () => Promise<string | Buffer> };
 
@@ -19,14 +23,23 @@ export function packageVersion(specifier: string, depth: number): string {
 export function serveAssets(app: FastifyInstance, assets: Readonly<Record<string, Asset>>): void {
   for (const [url, asset] of Object.entries(assets)) {
     let body: Promise<string | Buffer> | undefined;
-    app.get(url, { config: { public: true } }, async (_request, reply) => {
+    app.get(url, { config: PUBLIC }, async (_request, reply) => {
       body ??= asset.body();
       return reply
         .type(asset.type)
         .header('cache-control', 'public, max-age=31536000, immutable')
         .send(await body);
     });
+    allowOnly(app, url, ['GET', 'HEAD'], PUBLIC);
   }
+}
+
+/** A page at `url`: public, GET and HEAD (another method is a 405 with Allow, as on every route). */
+export function servePage(app: FastifyInstance, url: string, html: string): void {
+  app.get(url, { config: PUBLIC }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(html),
+  );
+  allowOnly(app, url, ['GET', 'HEAD'], PUBLIC);
 }
 
 /** Makes text safe inside an inline <script>: no `</script>` can end it early. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { packageVersion, scriptJson, serveAssets } from './assets.ts';
+import { packageVersion, scriptJson, serveAssets, servePage } from './assets.ts';
 
 export const GRAPHIQL_PATH = '/graphiql';
 
@@ -57,7 +57,5 @@ export function graphiqlPage(app: FastifyInstance): void {
   </body>
 </html>
 `;
-  app.get(GRAPHIQL_PATH, { config: { public: true } }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(html),
-  );
+  servePage(app, GRAPHIQL_PATH, html);
 }

@@ -299,6 +299,7 @@ describe('the rest of the HTTP surface', () => {
     ['PROPFIND', '/v1/pets/1', 'GET, HEAD, PATCH, DELETE'],
     ['LOCK', '/v1/pets', 'GET, HEAD, POST'],
     ['PURGE', '/v1/store/inventory', 'GET, HEAD'],
+    ['POST', '/v1/openapi.json', 'GET, HEAD'],
   ] as const)('answers %s %s with 405 and Allow: %s', async (method, url, allow) => {
     const response = await t.app.inject({ method: method as 'GET', url });
     expect(response.statusCode).toBe(405);
