@@ -36,11 +36,21 @@ export async function startClusterMetricsListener(options: {
       async metrics() {
         const workers = (await options.collect(WORKER_TIMEOUT_MS)) as Values[][];
         const all = [...workers, (await primary.getMetricsAsJSON()) as Values[]];
-        return AggregatorRegistry.aggregate(all).metrics();
+        return AggregatorRegistry.aggregate(all.map((metrics) => metrics.map(kept))).metrics();
       },
     },
     options,
   );
+}
+
+/**
+ * Every series carries its process's `worker` label, so the aggregate never merges two processes'
+ * values: it only gathers each family's series under one HELP and TYPE. A metric that prom-client
+ * marks `omit` (it cannot be summed over processes: process_start_time_seconds) would be left out
+ * of the scrape altogether; kept, each process's own value shows, as without `--workers`.
+ */
+function kept(metric: Values): Values {
+  return metric.aggregator === 'omit' ? { ...metric, aggregator: 'first' } : metric;
 }
 
 /** In a worker: its registry's series labelled with its index, as `serve` hands them to the primary. */
