@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 
 /**
@@ -8,7 +8,7 @@ import fp from 'fastify-plugin';
  */
 export const accessLog: FastifyPluginAsync = fp(
   async (app) => {
-    app.addHook('onResponse', (request, reply, done) => {
+    const log = (request: FastifyRequest, reply: FastifyReply) =>
       request.log.info(
         {
           method: request.method,
@@ -19,8 +19,11 @@ export const accessLog: FastifyPluginAsync = fp(
         },
         'request',
       );
+    app.addHook('onResponse', (request, reply, done) => {
+      log(request, reply);
       done();
     });
+    app.unroutedAnswers.push(log);
   },
   { name: 'access-log' },
 );

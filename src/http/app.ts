@@ -18,7 +18,7 @@ import {
 } from './client-errors.ts';
 import { parseQueryString, queryFault } from './query-string.ts';
 import { errorHandler } from './error-handler.ts';
-import { frameworkErrorHandler, MAX_PARAM_LENGTH } from './framework-errors.ts';
+import { frameworkErrorHandler, listenForUnroutedAnswers, MAX_PARAM_LENGTH } from './framework-errors.ts';
 import { notFoundHandler, routeEveryMethod } from './four-oh-four.ts';
 import { parseJsonBody } from './json-body.ts';
 import { accessLog } from './access-log.ts';
@@ -104,6 +104,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   closeGentlyAfterUnreadBodies(app);
   const shuttingDown = refuseWhileShuttingDown(app);
   closeConnectionsOnClose(app);
+  listenForUnroutedAnswers(app);
   for (const observer of deps.observers ?? []) await app.register(observer);
   if (deps.config.accessLog === true) await app.register(accessLog);
 

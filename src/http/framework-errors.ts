@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BadRequestError, ValidationError } from '../shared/errors.ts';
 import { clientAddress, type ProxyTrust } from './client-address.ts';
 import { errorHandler } from './error-handler.ts';
@@ -8,6 +8,24 @@ import { errorHandler } from './error-handler.ts';
  * still gets its route's own 400 or 404. A longer one is refused here.
  */
 export const MAX_PARAM_LENGTH = 1000;
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /**
+     * Told of each answer to a request the router refused (see frameworkErrorHandler), once sent.
+     * No hook of the server runs for such a request, so the observers of every response (metrics,
+     * the access log, tracing) listen here as well as in their hooks.
+     */
+    readonly unroutedAnswers: UnroutedAnswerListener[];
+  }
+}
+
+export type UnroutedAnswerListener = (request: FastifyRequest, reply: FastifyReply) => void;
+
+/** Where frameworkErrorHandler finds the listeners of its answers: before any observer registers. */
+export function listenForUnroutedAnswers(app: FastifyInstance): void {
+  app.decorate('unroutedAnswers', []);
+}
 
 /**
  * Fastify's `frameworkErrors`: the requests its router refuses before any hook runs (a malformed
@@ -22,7 +40,10 @@ export function frameworkErrorHandler(trust: ProxyTrust | false) {
     request.server
       .guardUnrouted(request, reply, clientAddress(request.raw, trust))
       .then(() => Promise.reject(routerError(error)))
-      .catch((failure: FastifyError) => errorHandler(failure, request, reply));
+      .catch((failure: FastifyError) => errorHandler(failure, request, reply))
+      .then(() => {
+        for (const listener of request.server.unroutedAnswers) listener(request, reply);
+      });
   };
 }
 

@@ -59,6 +59,21 @@ describe('the access log', () => {
     });
   });
 
+  it('logs a request the router refused, for a malformed percent-encoding in its path', async () => {
+    const { app, lines } = await withAccessLog('true');
+    const { secret, keyId } = await app.issueKey({ plan: 'free' });
+    await app.app.inject({
+      url: '/v1/pets/%zz',
+      headers: { authorization: `Bearer ${secret}`, 'x-request-id': 'bad-url-1' },
+    });
+    expect(lines().find((entry) => entry.reqId === 'bad-url-1')).toMatchObject({
+      method: 'GET',
+      route: null,
+      status: 400,
+      keyId,
+    });
+  });
+
   it('is off by default', async () => {
     const { app, lines } = await withAccessLog('false');
     await app.app.inject({ url: '/v1/pets' });

@@ -39,6 +39,7 @@ beforeAll(async () => {
   const id = ((await (await get('/v1/pets?limit=1', enterprise)).json()) as { id: number }[])[0]!.id;
   await (await get(`/v1/pets/${id}`, enterprise)).arrayBuffer();
   await (await get('/v1/pets/987654321', enterprise)).arrayBuffer();
+  await (await get('/v1/pets/%zz', enterprise)).arrayBuffer();
   await post('/graphql', enterprise, {
     query: 'query ListPets { pets(first: 2) { edges { node { id } } } }',
   });
@@ -75,6 +76,12 @@ describe('metrics after real traffic', () => {
     expect(count('/graphql', 'POST', '200')).toBe(3);
   });
 
+  it('time a request the router refused, a malformed percent-encoding in its path, as (unmatched)', () => {
+    expect(
+      delta('http_request_duration_seconds_count', { route: '(unmatched)', method: 'GET', status: '400' }),
+    ).toBe(1);
+  });
+
   it('never label a series with a raw URL', () => {
     const routes = [...after.keys()].flatMap((key) => /route="([^"]*)"/.exec(key)?.[1] ?? []);
     expect(routes.length).toBeGreaterThan(0);
@@ -96,7 +103,7 @@ describe('metrics after real traffic', () => {
   it('count rate-limit decisions by plan: the free key allowed 60 a minute, then limited, then banned', () => {
     const decisions = (decision: string, plan: string) =>
       delta('petstore_rate_limit_decisions_total', { decision, plan });
-    expect(decisions('allowed', 'enterprise')).toBe(8);
+    expect(decisions('allowed', 'enterprise')).toBe(9);
     expect(decisions('allowed', 'free')).toBe(60);
     expect(decisions('limited', 'free')).toBe(10);
     expect(decisions('banned', 'free')).toBe(3);

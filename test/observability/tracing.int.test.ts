@@ -130,3 +130,24 @@ describe('a traced request', () => {
     });
   });
 });
+
+describe('a request the router refused (a malformed percent-encoding in its path)', () => {
+  it('has a server span in the caller’s trace, with its status', async () => {
+    const callerTrace = randomBytes(16).toString('hex');
+    const response = await fetch(`${server.url}/v1/pets/%zz`, {
+      headers: { traceparent: `00-${callerTrace}-${callerSpanId}-01` },
+    });
+    expect(response.status).toBe(401);
+    const span = exporter
+      .getFinishedSpans()
+      .find((candidate) => candidate.spanContext().traceId === callerTrace);
+    expect(span).toMatchObject({
+      name: 'GET',
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.response.status_code': 401,
+        'petstore.request_id': response.headers.get('x-request-id'),
+      },
+    });
+  });
+});

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Metrics } from './registry.ts';
 
@@ -11,7 +11,7 @@ import type { Metrics } from './registry.ts';
 export function httpMetrics(metrics: Metrics): FastifyPluginAsync {
   return fp(
     async (app) => {
-      app.addHook('onSend', (request, reply, payload, done) => {
+      const observe = (request: FastifyRequest, reply: FastifyReply) =>
         metrics.httpRequestDuration.observe(
           {
             route: request.routeOptions.url ?? '(unmatched)',
@@ -20,8 +20,12 @@ export function httpMetrics(metrics: Metrics): FastifyPluginAsync {
           },
           reply.elapsedTime / 1000,
         );
+      app.addHook('onSend', (request, reply, payload, done) => {
+        observe(request, reply);
         done(null, payload);
       });
+      // A request the router refused (a malformed path) runs no hook: see framework-errors.ts.
+      app.unroutedAnswers.push(observe);
     },
     { name: 'http-metrics' },
   );

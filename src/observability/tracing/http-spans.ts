@@ -50,6 +50,24 @@ export function httpSpans(tracer: Tracer): FastifyPluginAsync {
         endGuard(request, false);
         done(null, payload);
       });
+      // A request the router refused (a malformed path) runs no hook: one span, for its answer.
+      app.unroutedAnswers.push((request, reply) => {
+        const span = tracer.startSpan(
+          request.method,
+          {
+            kind: SpanKind.SERVER,
+            startTime: performance.timeOrigin + performance.now() - reply.elapsedTime,
+            attributes: {
+              'http.request.method': request.method,
+              'petstore.request_id': request.id,
+              'http.response.status_code': reply.statusCode,
+              ...(request.apiKey ? { 'petstore.api_key_id': request.apiKey.keyId } : {}),
+            },
+          },
+          propagation.extract(ROOT_CONTEXT, request.headers),
+        );
+        span.end();
+      });
       app.addHook('onResponse', (request, reply, done) => {
         endGuard(request, reply.statusCode >= 400);
         const open = spans.get(request);
