@@ -37,6 +37,13 @@ export async function startMetricsListener(
   const host = address.includes(':') ? `[${address}]` : address;
   return {
     url: `http://${host}:${port}/metrics`,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // A scrape cut short is retried at the next interval; a connection that sent no request (a TCP
+    // probe, a scraper's spare) or half of one would otherwise hold close() until Node's 60 s
+    // headers timeout, past the shutdown's deadline.
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
