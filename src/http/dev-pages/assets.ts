@@ -16,15 +16,20 @@ export function packageVersion(specifier: string, depth: number): string {
 
 /**
  * Serves files of an npm package at paths that carry its version, so a browser may keep them for a
- * year (`immutable`): an upgrade changes the path. Each file is read once, on its first request, and
- * kept: the pages are off in production, and a server that never shows them never loads them.
+ * year (`immutable`): an upgrade changes the path. Each file is read once, on the first request
+ * whose read succeeds, and kept: the pages are off in production, and a server that never shows
+ * them never loads them.
  * Public like the pages that use them (a browser sends no key), so under the per-address limit.
  */
 export function serveAssets(app: FastifyInstance, assets: Readonly<Record<string, Asset>>): void {
   for (const [url, asset] of Object.entries(assets)) {
     let body: Promise<string | Buffer> | undefined;
     app.get(url, { config: PUBLIC }, async (_request, reply) => {
-      body ??= asset.body();
+      // A read that failed (too many open files, say) is tried again by the next request.
+      body ??= asset.body().catch((error: unknown) => {
+        body = undefined;
+        throw error;
+      });
       return reply
         .type(asset.type)
         .header('cache-control', 'public, max-age=31536000, immutable')
