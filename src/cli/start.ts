@@ -12,6 +12,7 @@ import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
 import { type RunningServer, type ServerOptions, startServer } from '../server.ts';
 import { parseCommandLine } from './command-line.ts';
+import { exitAfterLogs } from './exit-after-logs.ts';
 import { createCliLogger } from './logger.ts';
 import { describeStore, prepareStore, storeFailure } from './store.ts';
 import { CommandFailure } from './usage-error.ts';
@@ -104,7 +105,7 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
   await primary.stopped;
   await metrics?.close();
   logger.info({}, 'pet store stopped');
-  process.exit(process.exitCode ?? 0);
+  await exitAfterLogs(logger, Number(process.exitCode ?? 0));
 }
 
 function configWithFlags(args: string[]): Config {
@@ -188,16 +189,16 @@ function stopOnSignals(server: RunningServer, logger: Logger): void {
     logger.info({ signal }, 'shutting down');
     setTimeout(() => {
       logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time: exiting');
-      process.exit(1);
+      void exitAfterLogs(logger, 1);
     }, SHUTDOWN_TIMEOUT_MS).unref();
     server.close().then(
       () => {
         logger.info({}, 'pet store stopped');
-        process.exit(0);
+        void exitAfterLogs(logger, 0);
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
-        process.exit(1);
+        void exitAfterLogs(logger, 1);
       },
     );
   };
