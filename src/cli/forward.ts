@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { endLogs } from './exit-after-logs.ts';
 import { loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
 import { checkForwarderConfig, startConfiguredForwarder } from '../forwarding/from-config.ts';
@@ -54,5 +55,6 @@ export async function run(args: string[]): Promise<void> {
   } finally {
     await observability.close();
     await store.close();
+    await endLogs(log);
   }
 }

@@ -13,4 +13,13 @@ describe('petstore forward', () => {
       'petstore forward: KAFKA_BROKERS is required by the Kafka forwarder (host:port, comma-separated).\n',
     );
   });
+
+  it('stops on SIGTERM with status 0 when nobody reads its log any more', async () => {
+    // No broker answers there: the forwarder keeps trying, and logs as it does.
+    const child = new ForwarderProcess({ PETSTORE_DATA_DIR: temp.dir, KAFKA_BROKERS: '127.0.0.1:1' });
+    await child.waitForOutput('forwarder started', 15_000);
+    child.stopReadingStdout();
+    await child.stop();
+    expect(await child.exited).toBe(0);
+  }, 30_000);
 });

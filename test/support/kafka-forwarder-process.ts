@@ -35,6 +35,11 @@ export class ForwarderProcess {
     }
   }
 
+  /** Closes the read end of its stdout, as a log reader that goes away does. */
+  stopReadingStdout(): void {
+    this.#child.stdout?.destroy();
+  }
+
   /** A crash: no shutdown code runs. */
   async kill(): Promise<void> {
     if (!this.running) return;
