@@ -27,6 +27,9 @@ export const streamSlots = fp<{ max: number }>(
   async (app, { max }) => {
     const open = new Map<string, number>();
     app.decorateRequest('holdStream', function holdStream(response: ServerResponse) {
+      // A client that left while the request waited (X-Min-Position, the guard's count in Redis) has closed the
+      // response already: its 'close' will not come again, and a slot taken now would never be free.
+      if (response.closed) return;
       const holder = this.apiKey?.keyId ?? `address ${this.ip}`;
       const held = open.get(holder) ?? 0;
       if (held >= max) throw new TooManyStreamsError(max);

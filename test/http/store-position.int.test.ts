@@ -3,49 +3,13 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EventStore, RecordedEvent } from '../../src/application/ports/event-store.ts';
 import { loadConfig } from '../../src/config.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { openGuard } from '../../src/http/guard.ts';
 import { type Service, startService } from '../../src/service.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
-import { storeWith } from '../support/store-with.ts';
-
-/**
- * The store under a switch: while `held`, the read models' subscription delivers nothing, so that
- * the store can be ahead of them (as another process's writes are, for a moment).
- */
-function holdableStore(store: EventStore) {
-  let release = Promise.withResolvers<void>();
-  let held = false;
-  const holdable = storeWith(store, {
-    subscribeToAll(options) {
-      const subscription = store.subscribeToAll(options);
-      return {
-        ...subscription,
-        async *batches(): AsyncGenerator<readonly RecordedEvent[]> {
-          for await (const batch of subscription.batches()) {
-            while (held) await release.promise;
-            yield batch;
-          }
-        },
-        close: () => subscription.close(),
-      };
-    },
-  });
-  return {
-    store: holdable,
-    hold: () => {
-      held = true;
-      release = Promise.withResolvers<void>();
-    },
-    release: () => {
-      held = false;
-      release.resolve();
-    },
-  };
-}
+import { holdableStore } from '../support/holdable-store.ts';
 
 const temp = makeTempDir();
 const underlying = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
