@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
+import { afterClose } from './response-closed.ts';
 
 /** STREAM_STALL_SECONDS's default. */
 export const DEFAULT_STALL_MS = 60_000;
@@ -35,7 +36,7 @@ export function endWhenStalled(res: ServerResponse, limitMs: number, log: Fastif
     Math.min(5_000, Math.max(100, limitMs / 4)),
   );
   timer.unref();
-  res.once('close', () => {
+  afterClose(res, () => {
     clearInterval(timer);
     res.off('drain', onDrain);
   });

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import fp from 'fastify-plugin';
 import { TooManyStreamsError } from '../shared/errors.ts';
+import { afterClose } from './response-closed.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -27,14 +28,12 @@ export const streamSlots = fp<{ max: number }>(
   async (app, { max }) => {
     const open = new Map<string, number>();
     app.decorateRequest('holdStream', function holdStream(response: ServerResponse) {
-      // A client that left while the request waited (X-Min-Position, the guard's count in Redis) has closed the
-      // response already: its 'close' will not come again, and a slot taken now would never be free.
-      if (response.closed) return;
       const holder = this.apiKey?.keyId ?? `address ${this.ip}`;
       const held = open.get(holder) ?? 0;
       if (held >= max) throw new TooManyStreamsError(max);
       open.set(holder, held + 1);
-      response.once('close', () => {
+      // A client that left while the request waited (X-Min-Position) has closed the response already.
+      afterClose(response, () => {
         const left = open.get(holder)! - 1;
         if (left === 0) open.delete(holder);
         else open.set(holder, left);

@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { buildApp } from '../../src/http/app.ts';
@@ -15,9 +15,10 @@ import { holdableStore } from '../support/holdable-store.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
- * A stream's slot (STREAMS_PER_KEY, 1 here) is given back when its response closes. A request that
- * waits before its handler (X-Min-Position, with the read models held behind the store) may lose its
- * client meanwhile: its response has closed before the stream asks for a slot.
+ * What a stream holds (its slot of STREAMS_PER_KEY, 1 here; its access and stall watches) is given
+ * back when its response closes. A request that waits before its handler (X-Min-Position, with the
+ * read models held behind the store) may lose its client meanwhile: its response has closed before
+ * the stream starts.
  */
 
 const temp = makeTempDir();
@@ -59,6 +60,8 @@ afterAll(async () => {
   temp.remove();
 });
 
+afterEach(() => vi.restoreAllMocks());
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends a request for the feed's stream that waits for `position`, and leaves before it is answered. */
@@ -77,23 +80,43 @@ async function leaveWhileWaiting(position: string): Promise<void> {
   await closed;
 }
 
-describe('a stream slot', () => {
-  it('is not taken by a stream whose client left while its request waited for X-Min-Position', async () => {
-    switchable.hold();
-    // Written straight to the store, as another process would: the read models do not have it yet.
-    const { position } = await underlying.appendToStream('pet-900001', [
-      {
-        type: 'PetCreated',
-        data: { id: 900_001, name: 'Behind', categoryId: 1 },
-        metadata: {
-          eventId: randomUUID(),
-          occurredAt: new Date().toISOString(),
-          correlationId: 'other',
-          schemaVersion: 2,
-        },
+/** A pet written straight to the store, as another process would: the read models do not have it yet. */
+async function positionBehindTheReadModels(id: number): Promise<string> {
+  const { position } = await underlying.appendToStream(`pet-${id}`, [
+    {
+      type: 'PetCreated',
+      data: { id, name: 'Behind', categoryId: 1 },
+      metadata: {
+        eventId: randomUUID(),
+        occurredAt: new Date().toISOString(),
+        correlationId: 'other',
+        schemaVersion: 2,
       },
-    ]);
-    await leaveWhileWaiting(String(position));
+    },
+  ]);
+  return String(position);
+}
+
+/** The intervals set from now on and not cleared yet (a stream's access watch and stall watch are such). */
+function intervalsLeft(): () => number {
+  const left = new Set<unknown>();
+  const { setInterval: set, clearInterval: clear } = globalThis;
+  vi.spyOn(globalThis, 'setInterval').mockImplementation(((...args: Parameters<typeof set>) => {
+    const interval = set(...args);
+    left.add(interval);
+    return interval;
+  }) as typeof set);
+  vi.spyOn(globalThis, 'clearInterval').mockImplementation((interval) => {
+    left.delete(interval);
+    clear(interval);
+  });
+  return () => left.size;
+}
+
+describe('a stream whose client left while its request waited for X-Min-Position', () => {
+  it('takes no stream slot', async () => {
+    switchable.hold();
+    await leaveWhileWaiting(await positionBehindTheReadModels(900_001));
     await pause(100);
     switchable.release();
     await pause(300);
@@ -104,5 +127,15 @@ describe('a stream slot', () => {
     });
     abort.abort();
     expect(next.status).toBe(200);
+  });
+
+  it('leaves no timer of its own running', async () => {
+    switchable.hold();
+    const position = await positionBehindTheReadModels(900_002);
+    const left = intervalsLeft();
+    await leaveWhileWaiting(position);
+    switchable.release();
+    await pause(300);
+    expect(left()).toBe(0);
   });
 });

@@ -5,6 +5,7 @@ import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
+import { afterClose } from '../response-closed.ts';
 import { endWhenStalled } from '../stalled-stream.ts';
 import { integerParam, presentOnly, singleHeader, stringParam } from './params.ts';
 
@@ -53,7 +54,7 @@ export async function auditEventRoutes(
         const watch = accessWatch(request, [AUDIT.scope]);
         const unwatch = watch.start(() => stream.abort());
         const allowed = whileAllowed(events, watch, () => stream.abort());
-        reply.raw.once('close', () => {
+        afterClose(reply.raw, () => {
           unwatch();
           stream.abort();
           open.delete(stream);
