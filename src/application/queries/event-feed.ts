@@ -28,8 +28,11 @@ export type AuditEvent = {
 export type EventFeedQuery = {
   /** Events after this store position; from the start when absent. */
   readonly after?: string | bigint;
-  /** What the client called `after`, for its 400 (a reconnecting EventSource sends Last-Event-ID). */
-  readonly afterName?: string;
+  /**
+   * A reconnecting EventSource's Last-Event-ID (REST): where the feed resumes, in place of `after`,
+   * which the reconnection repeats. Both are checked, `after` first.
+   */
+  readonly lastEventId?: string | bigint;
   readonly type?: string;
   readonly stream?: string;
   readonly limit?: number;
@@ -88,10 +91,11 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
   };
 }
 
-/** The query's `after`, checked as every position a client sends back is. */
-function givenAfter(store: EventStore, query: EventFeedQuery): Promise<bigint | undefined> {
-  if (query.after === undefined) return Promise.resolve(undefined);
-  return givenPosition(store, query.after, query.afterName ?? 'after');
+/** Where the query starts (its Last-Event-ID, else its `after`), each checked as every position a client sends back is. */
+async function givenAfter(store: EventStore, query: EventFeedQuery): Promise<bigint | undefined> {
+  const after = query.after === undefined ? undefined : await givenPosition(store, query.after, 'after');
+  if (query.lastEventId === undefined) return after;
+  return givenPosition(store, query.lastEventId, 'Last-Event-ID');
 }
 
 async function* follow(

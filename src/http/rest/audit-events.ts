@@ -38,12 +38,10 @@ export async function auditEventRoutes(
       const query = request.query as Record<string, unknown>;
       // A reconnecting client's Last-Event-ID, when it sends one, is where it resumes. Both are
       // passed on as sent: the application checks them, in the order GraphQL's auditEvents does.
-      const after = stringParam(query, 'after');
-      const resumeAt = singleHeader(request, 'last-event-id');
       const filter = {
         ...feedFilter(query),
-        ...optional('after', resumeAt ?? after),
-        ...(resumeAt !== undefined && { afterName: 'Last-Event-ID' }),
+        ...optional('after', stringParam(query, 'after')),
+        ...optional('lastEventId', singleHeader(request, 'last-event-id')),
       };
       if (wantsEventStream(request)) {
         request.holdStream(reply.raw);

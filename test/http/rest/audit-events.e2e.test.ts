@@ -155,6 +155,16 @@ describe('GET /v1/audit/events', () => {
     ]);
   });
 
+  it('refuses an after that is not a position even beside a Last-Event-ID, which wins only over a good one', async () => {
+    const refused = await fetch(`${server.origin}/v1/audit/events?limit=1&after=abc`, {
+      headers: { ...auth(auditor), 'last-event-id': '1' },
+    });
+    expect([refused.status, await refused.json()]).toEqual([
+      400,
+      { code: 'validation_failed', message: 'after must be a store position: decimal digits.', status: 400 },
+    ]);
+  });
+
   it.each([
     [
       'refuses the stream with q=0',
