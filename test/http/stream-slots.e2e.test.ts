@@ -59,14 +59,7 @@ describe('the open event streams of one key', () => {
     );
     expect(payloads).toEqual([
       {
-        errors: [
-          {
-            message: refusal.message,
-            locations: [{ line: 1, column: 16 }],
-            path: ['petCreated'],
-            extensions: { code: 'too_many_streams' },
-          },
-        ],
+        errors: [{ message: refusal.message, extensions: { code: 'too_many_streams' } }],
       },
     ]);
     for (const stream of open) stream.close();

@@ -15,6 +15,7 @@ import { useMutationFieldLimits } from './mutation-fields.ts';
 import { queryTextCache } from './query-text-cache.ts';
 import { useScopeCacheRelease } from './scope-cache.ts';
 import { useStorePosition } from './store-position.ts';
+import { useStreamSlots } from './stream-slots.ts';
 import { schema } from './index.ts';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -61,6 +62,7 @@ export function createPetStoreYoga(options: YogaOptions) {
       useOperationNameType(),
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
+      useStreamSlots(),
       useFeedReadLimit(),
       useStorePosition(),
       useScopeCacheRelease(),

@@ -82,8 +82,7 @@ builder.subscriptionField('auditEvent', (t) =>
       stream: t.arg.string({ description: 'Only the events of this stream.' }),
       type: t.arg.string({ description: 'Only the events of this type.' }),
     },
-    subscribe: async (_root, args, { application, closing, req, reply }) => {
-      req.holdStream(reply.raw);
+    subscribe: async (_root, args, { application, closing, req }) => {
       const following = new AbortController();
       // Checked here, as REST checks them before its stream starts: a bad argument fails the request.
       const events = await application.followEvents(filter(args), following.signal);

@@ -211,15 +211,13 @@ builder.subscriptionFields((t) => ({
     authScopes: { scope: 'orders:read' },
     description:
       'Your orders (every order, for an admin key) as they are placed, completed or cancelled, in store order.',
-    subscribe: (_root, _args, { application, closing, requestContext, req, reply }) => {
-      req.holdStream(reply.raw);
-      return liveStream<VersionedOrder>(
+    subscribe: (_root, _args, { application, closing, requestContext, req }) =>
+      liveStream<VersionedOrder>(
         (emit) => application.onOrderChange(requestContext, emit),
         closing,
         // An admin key's stream carries every order: it ends when the key loses admin, too.
         accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']),
-      );
-    },
+      ),
     resolve: (order) => order,
   }),
 }));
