@@ -16,8 +16,9 @@ export type ReadinessOptions = {
 };
 
 /**
- * Ready when the store answers within the timeout and every read model is within `maxLagMs` of it.
- * Checks that overlap share one run: probes cost the store one query each, however many arrive.
+ * Ready when the store answers every question of the check within the timeout, all of them together,
+ * and every read model is within `maxLagMs` of it. Checks that overlap share one run: probes cost
+ * the store one query each, however many arrive.
  */
 export function storeReadiness(options: ReadinessOptions): () => Promise<Readiness> {
   let running: Promise<Readiness> | undefined;
@@ -28,25 +29,26 @@ export function storeReadiness(options: ReadinessOptions): () => Promise<Readine
 }
 
 async function check(options: ReadinessOptions): Promise<Readiness> {
-  const timeoutMs = options.timeoutMs ?? 2_000;
   try {
-    await withTimeout(options.store.headPosition(), timeoutMs);
-    for (const reader of options.readers()) {
-      const lag = await withTimeout(
-        lagMs(options.store, reader.checkpoint, options.clock.nowMs()),
-        timeoutMs,
-      );
-      if (lag > options.maxLagMs) {
-        return {
-          ready: false,
-          reason: `read model ${reader.name} is ${(lag / 1000).toFixed(1)} s behind the event store (the limit is ${options.maxLagMs / 1000} s)`,
-        };
-      }
-    }
-    return { ready: true };
+    // One deadline for the whole check, which a probe's own timeout must not outlast: with a
+    // deadline per question, three read models and a slow store took four of them.
+    return await withTimeout(lags(options), options.timeoutMs ?? 2_000);
   } catch (error) {
     return { ready: false, reason: `the event store does not answer (${(error as Error).message})` };
   }
+}
+
+async function lags(options: ReadinessOptions): Promise<Readiness> {
+  await options.store.headPosition();
+  const readers = options.readers();
+  const nowMs = options.clock.nowMs();
+  const lags = await Promise.all(readers.map((reader) => lagMs(options.store, reader.checkpoint, nowMs)));
+  const lagging = lags.findIndex((lag) => lag > options.maxLagMs);
+  if (lagging === -1) return { ready: true };
+  return {
+    ready: false,
+    reason: `read model ${readers[lagging]!.name} is ${(lags[lagging]! / 1000).toFixed(1)} s behind the event store (the limit is ${options.maxLagMs / 1000} s)`,
+  };
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -5,6 +5,7 @@ import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { storeReadiness } from '../../src/observability/readiness.ts';
 import { controlledClock } from '../support/guarded-app.ts';
+import { storeWith } from '../support/store-with.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** Readiness against a real embedded store: whether it answers, and how far a read model lags. */
@@ -40,6 +41,16 @@ const readiness = (checkpoint: bigint | undefined) =>
     clock: controlledClock(NOW),
   })();
 
+const delayed = async <T>(ms: number, value: Promise<T>): Promise<T> => {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return value;
+};
+
+async function* delayedIterable<T>(ms: number, items: AsyncIterable<T>): AsyncGenerator<T> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  yield* items;
+}
+
 describe('readiness', () => {
   it('is ready when every read model has every event', async () => {
     const head = await appendAt(NOW - 60_000);
@@ -60,6 +71,28 @@ describe('readiness', () => {
       ready: false,
       reason: 'read model pet-list is 12.5 s behind the event store (the limit is 10 s)',
     });
+  });
+
+  it('answers within its timeout in all, however many read models it asks about', async () => {
+    const head = await appendAt(NOW - 60_000);
+    // Each question takes 300 ms: four of them (the head, three read models) one after another
+    // would take 1.2 s, under a timeout of 500 ms per question.
+    const slow = storeWith(store, {
+      headPosition: () => delayed(300, store.headPosition()),
+      readAll: (options) => delayedIterable(300, store.readAll(options)),
+    });
+    const started = performance.now();
+    const state = await storeReadiness({
+      store: slow,
+      readers: () => ['pet-list', 'api-keys', 'orders'].map((name) => ({ name, checkpoint: head })),
+      maxLagMs: 10_000,
+      clock: controlledClock(NOW),
+      timeoutMs: 500,
+    })();
+    expect([state, performance.now() - started < 1_000]).toEqual([
+      { ready: false, reason: 'the event store does not answer (no answer within 500 ms)' },
+      true,
+    ]);
   });
 
   it('is not ready when the store does not answer', async () => {
