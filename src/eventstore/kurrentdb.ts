@@ -6,18 +6,19 @@ import {
   WrongExpectedVersionError,
   excludeSystemEvents,
 } from '@kurrent/kurrentdb-client';
-import type {
-  AppendResult,
-  EventStore,
-  ExpectedRevision,
-  MultiAppendResult,
-  NewEvent,
-  ReadAllOptions,
-  ReadStreamOptions,
-  RecordedEvent,
-  StreamAppend,
-  SubscribeToAllOptions,
-  Subscription,
+import {
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type MultiAppendResult,
+  type NewEvent,
+  type ReadAllOptions,
+  type ReadStreamOptions,
+  type RecordedEvent,
+  type StreamAppend,
+  type SubscribeToAllOptions,
+  type Subscription,
+  WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
 import { badAppendShape } from './append-shape.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
@@ -103,6 +104,12 @@ class KurrentDbEventStore implements EventStore {
       const result = await this.#client.appendToStream(streamName, events.map(toEventData), {
         streamState: toStreamState(expected),
       });
+      // A client whose connection string says throwOnAppendFailure=false answers a failed
+      // expected-revision check with success false instead of throwing: nothing was written. Its
+      // nextExpectedRevision is then not the stream's revision (the batch append reports 1 for any
+      // existing stream), so the stream's last revision is read.
+      if (!result.success)
+        throw new WrongExpectedRevisionError(streamName, expected, await this.#lastRevision(streamName));
       // An idempotent retry (events whose ids the stream already has) is acknowledged without a
       // position: answer with the position of the last event written the first time.
       const position =
@@ -152,6 +159,24 @@ class KurrentDbEventStore implements EventStore {
     if (event === undefined)
       throw new Error(`KurrentDB has no event ${revision} in ${streamName} after appending it.`);
     return event.position;
+  }
+
+  /** The revision of a stream's last event, read from the leader, or no_stream. */
+  async #lastRevision(streamName: string): Promise<bigint | 'no_stream'> {
+    const read = this.#client.readStream(streamName, {
+      direction: BACKWARDS,
+      fromRevision: END,
+      maxCount: 1,
+      requiresLeader: true,
+    });
+    try {
+      for await (const resolved of read) {
+        if (resolved.event) return resolved.event.revision;
+      }
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return 'no_stream';
   }
 
   async readStream(streamName: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -1,6 +1,8 @@
 import { Readable } from 'node:stream';
 import {
   AppendConsistencyViolationError,
+  BACKWARDS,
+  END,
   type AllStreamResolvedEvent,
   type AllStreamSubscription,
   type KurrentDBClient,
@@ -171,6 +173,34 @@ describe('KurrentDB adapter, with a fake KurrentDB client that records calls', (
     const result = await kurrentDbEventStore(client, log).appendToStream('pet-1', [event as never]);
     expect(result).toEqual({ nextExpectedRevision: 4n, position: at(700n) });
     expect(readStreamCalls).toEqual([['pet-1', { fromRevision: 4n, maxCount: 1, requiresLeader: true }]]);
+  });
+
+  it('rejects an append the server refused that a client with throwOnAppendFailure=false reports as unsuccessful', async () => {
+    const readStreamCalls: unknown[][] = [];
+    const client = {
+      // What the client's batch append answers then for a conflict on a stream at revision 6:
+      // success false, and nextExpectedRevision BigInt(hasCurrentStreamRevision()), that is 1.
+      appendToStream: async () => ({ success: false, nextExpectedRevision: 1n, position: undefined }),
+      readStream: (...args: unknown[]) => {
+        readStreamCalls.push(args);
+        return (async function* () {
+          yield resolved(900n, 'PetRenamed', 6n);
+        })();
+      },
+    } as unknown as KurrentDBClient;
+    const event = {
+      type: 'PetRenamed',
+      data: { id: 1, name: 'Rex' },
+      metadata: { eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11', occurredAt: 't', correlationId: 'c' },
+    };
+    const failure = await kurrentDbEventStore(client, log)
+      .appendToStream('pet-1', [event as never], { expectedRevision: 4n })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(WrongExpectedRevisionError);
+    expect(failure).toMatchObject({ streamName: 'pet-1', expected: 4n, actual: 6n });
+    expect(readStreamCalls).toEqual([
+      ['pet-1', { direction: BACKWARDS, fromRevision: END, maxCount: 1, requiresLeader: true }],
+    ]);
   });
 
   it('cancels the server subscription when the consumer breaks out of its loop', async () => {
