@@ -70,11 +70,26 @@ export function toMultiAppendEventData(event: NewEvent): EventData {
   });
 }
 
-/** Metadata as it comes back: `schemaVersion` (and only it) is a number in our events. */
+/**
+ * Keys KurrentDB adds to the metadata of an event written by a multi-stream append (its properties,
+ * rendered as JSON for a read, gain the schema's name and format: EventRecord.cs in KurrentDB 25.1
+ * and later). Ours never have them.
+ */
+const SERVER_PROPERTIES = ['$schema.name', '$schema.format', '$schema.id'];
+
+/**
+ * Metadata as it comes back: `schemaVersion` (and only it) is a number in our events, and the keys
+ * the server adds are left out, so that it is the metadata the event was appended with.
+ */
 export function fromStringMetadata(metadata: Record<string, unknown>): EventMetadata {
+  const added = SERVER_PROPERTIES.some((key) => key in metadata);
   const { schemaVersion } = metadata;
-  if (typeof schemaVersion !== 'string' || !/^\d+$/.test(schemaVersion)) return metadata as EventMetadata;
-  return { ...metadata, schemaVersion: Number(schemaVersion) } as EventMetadata;
+  const numbered = typeof schemaVersion === 'string' && /^\d+$/.test(schemaVersion);
+  if (!added && !numbered) return metadata as EventMetadata;
+  const result: Record<string, unknown> = { ...metadata };
+  for (const key of SERVER_PROPERTIES) delete result[key];
+  if (numbered) result.schemaVersion = Number(schemaVersion);
+  return result as EventMetadata;
 }
 
 export type KurrentDbLog = {

@@ -62,7 +62,16 @@ function fakeClient(multiStreamAppend: (requests: unknown[]) => Promise<unknown>
             type: 'PetStatusChanged',
             isJson: true,
             data: { id: 3, status: 'pending' },
-            metadata: { eventId: 'x', occurredAt: 'y', correlationId: 'z', schemaVersion: '1' },
+            // As KurrentDB reads back an event of a multi-stream append: its properties, with the
+            // schema's name and format added (EventRecord.SynthesizeMetadataFromProperties).
+            metadata: {
+              eventId: 'x',
+              occurredAt: 'y',
+              correlationId: 'z',
+              schemaVersion: '1',
+              '$schema.name': 'PetStatusChanged',
+              '$schema.format': 'Json',
+            },
             position: { commit: 900n, prepare: 880n },
           },
         };
@@ -139,5 +148,11 @@ describe('appendToStreams on KurrentDB, with a fake client that records calls', 
     const { client } = fakeClient(async () => ({ position: 1n, responses: [] }));
     const [event] = await kurrentDbEventStore(client, log).readStream('pet-3');
     expect(event?.metadata.schemaVersion).toBe(1);
+  });
+
+  it('reads metadata back without the $schema keys KurrentDB adds to a multi-stream append’s events', async () => {
+    const { client } = fakeClient(async () => ({ position: 1n, responses: [] }));
+    const [event] = await kurrentDbEventStore(client, log).readStream('pet-3');
+    expect(event?.metadata).toEqual({ eventId: 'x', occurredAt: 'y', correlationId: 'z', schemaVersion: 1 });
   });
 });
