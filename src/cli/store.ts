@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { EventStore } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
+import { withoutCredentials } from '../eventstore/kurrentdb-connection.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
 import { sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { failureReason } from './failure-reason.ts';
@@ -22,7 +23,7 @@ type StoreConfig = Pick<Config, 'dataDir' | 'eventStoreUrl'> & Partial<Pick<Conf
 let described = 'the event store';
 
 export function describeStore(config: StoreConfig): string {
-  if (config.eventStoreUrl !== undefined) return config.eventStoreUrl.replace(/\/\/[^@/]*@/, '//');
+  if (config.eventStoreUrl !== undefined) return withoutCredentials(config.eventStoreUrl);
   return embeddedStoreFile(config.dataDir);
 }
 

@@ -21,6 +21,7 @@ import {
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
 import { badAppendShape } from './append-shape.ts';
+import { invalidConnectionString } from './kurrentdb-connection.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
   type KurrentDbLog,
@@ -68,7 +69,12 @@ export type KurrentDbEventStoreOptions = {
 };
 
 export function openKurrentDbEventStore(options: KurrentDbEventStoreOptions): EventStore {
-  const client = KurrentDBClient.connectionString(options.connectionString);
+  let client: KurrentDBClient;
+  try {
+    client = KurrentDBClient.connectionString(options.connectionString);
+  } catch (error) {
+    throw invalidConnectionString(options.connectionString, error);
+  }
   return kurrentDbEventStore(client, options.log, options.resubscribeDelayMs ?? 100);
 }
 

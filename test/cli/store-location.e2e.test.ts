@@ -98,6 +98,15 @@ describe('a KurrentDB server that does not answer', () => {
       `petstore events: the KurrentDB server at kurrentdb://127.0.0.1:${port}?tls=false cannot be reached: check that it runs and that EVENT_STORE_URL names it`,
     ]);
   });
+
+  it('never shows a password that holds a /, which the client takes for part of the password', async () => {
+    const { code, stderr } = await runPetstore(['events'], {
+      env: { EVENT_STORE_URL: 'kurrentdb://admin:change/it@127.0.0.1:1?tls=false' },
+    });
+    expect(code).toBe(1);
+    expect(stderr.split('\n')[0]).toBe('petstore events: store kurrentdb://127.0.0.1:1?tls=false');
+    expect(stderr).not.toContain('change');
+  });
 });
 
 describe('an unknown key id', () => {
