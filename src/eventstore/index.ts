@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { pino } from 'pino';
-import type { Config } from '../config.ts';
+import { type Config, ConfigError } from '../config.ts';
+import { unknownOptions, unknownOptionsMessage } from './kurrentdb-connection.ts';
 import type { KurrentDbLog } from './kurrentdb-mapping.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
 import { openSqliteEventStore } from './sqlite.ts';
@@ -15,6 +16,9 @@ export async function openEventStore(
   log?: KurrentDbLog,
 ): Promise<EventStore> {
   if (config.eventStoreUrl !== undefined) {
+    // Refused here: the client would print the whole string, password included, and then ignore it.
+    const unknown = unknownOptions(config.eventStoreUrl);
+    if (unknown.length > 0) throw new ConfigError(unknownOptionsMessage(unknown));
     // Loaded only when used: the KurrentDB client (gRPC) adds ~0.4 s to every start-up.
     const { openKurrentDbEventStore } = await import('./kurrentdb.ts');
     return openKurrentDbEventStore({

@@ -107,6 +107,20 @@ describe('a KurrentDB server that does not answer', () => {
     expect(stderr.split('\n')[0]).toBe('petstore events: store kurrentdb://127.0.0.1:1?tls=false');
     expect(stderr).not.toContain('change');
   });
+
+  it('refuses an option the client does not know, which it would ignore after printing the password', async () => {
+    const { code, stderr } = await runPetstore(['events'], {
+      env: { EVENT_STORE_URL: 'kurrentdb://admin:changeit@127.0.0.1:1?tls=false&tlsVerifyCerts=false' },
+    });
+    expect([code, stderr.split('\n').slice(1)]).toEqual([
+      2,
+      [
+        'petstore events: EVENT_STORE_URL sets "tlsVerifyCerts", which the KurrentDB client does not know and would ignore; it knows userCertFile, userKeyFile, maxDiscoverAttempts, connectionName, defaultDeadline, discoveryInterval, gossipTimeout, nodePreference, tls, tlsVerifyCert, tlsCAFile, throwOnAppendFailure, keepAliveInterval, keepAliveTimeout',
+        '',
+      ],
+    ]);
+    expect(stderr).not.toContain('changeit');
+  });
 });
 
 describe('an unknown key id', () => {
