@@ -76,6 +76,20 @@ async function withASnapshotOfAnotherStore(check: () => Promise<void>): Promise<
   }
 }
 
+/** Runs `check` while one bit of pet-list's snapshot body is flipped: its checksum no longer matches. */
+async function withACorruptedSnapshot<T>(check: () => Promise<T>): Promise<T> {
+  const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
+  const good = readFileSync(file);
+  const bad = Buffer.from(good);
+  bad[bad.length - 10] = bad[bad.length - 10]! ^ 1;
+  writeFileSync(file, bad);
+  try {
+    return await check();
+  } finally {
+    writeFileSync(file, good);
+  }
+}
+
 describe('on the store and snapshot files alone', () => {
   it('status: no snapshot yet, so a server would fold every event', async () => {
     expect(await statusOf('pet-list')).toEqual({
@@ -192,13 +206,7 @@ describe('on the store and snapshot files alone', () => {
   });
 
   it('status: a corrupted snapshot is shown refused, with why, and every event to fold', async () => {
-    const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
-    const good = readFileSync(file);
-    const bad = Buffer.from(good);
-    bad[bad.length - 10] = bad[bad.length - 10]! ^ 1;
-    writeFileSync(file, bad);
-    const { stdout } = await projections(['status']);
-    writeFileSync(file, good);
+    const { stdout } = await withACorruptedSnapshot(() => projections(['status']));
     const row = stdout.split('\n').find((line) => line.startsWith('pet-list'));
     // The lag's seconds are the age of the store's first event.
     expect(row).toMatch(
@@ -207,13 +215,7 @@ describe('on the store and snapshot files alone', () => {
   });
 
   it('verify: exits 1 on a corrupted snapshot, saying why it is refused', async () => {
-    const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
-    const good = readFileSync(file);
-    const bad = Buffer.from(good);
-    bad[bad.length - 10] = bad[bad.length - 10]! ^ 1;
-    writeFileSync(file, bad);
-    const { code, stdout } = await projections(['verify', 'pet-list']);
-    writeFileSync(file, good);
+    const { code, stdout } = await withACorruptedSnapshot(() => projections(['verify', 'pet-list']));
     expect([
       code,
       stdout.includes('snapshot:        REFUSED: the body does not match its SHA-256: corrupted'),
