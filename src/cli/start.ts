@@ -89,6 +89,7 @@ async function runWorkers(config: Config, logger: Logger): Promise<void> {
             port: config.metrics.port,
             host: config.metrics.host,
             collect: async (timeoutMs) => (await started.primary?.collectMetrics(timeoutMs)) ?? [],
+            log: logger,
           })
           .catch((error: unknown) => {
             throw startFailure(error, config);

@@ -51,7 +51,7 @@ export type ObservabilityOptions = {
    * Where closing warns of spans it could not export, and OpenTelemetry's own warnings and errors go
    * (a bad OTEL_* value it replaced by its default, an export that failed).
    */
-  readonly logger?: Pick<Logger, 'warn'>;
+  readonly logger?: Pick<Logger, 'warn' | 'error'>;
   /** Tracing on, into these processors (tests), whatever the configuration says. */
   readonly spanProcessors?: SpanProcessor[];
   /** A worker of `--workers`: its metrics go to the primary (metrics/cluster.ts), which serves them. */
@@ -98,6 +98,7 @@ export async function loadObservability(
       listener = await metrics.startMetricsListener(registry.registry, {
         port: config.metrics.port,
         host: config.metrics.host,
+        ...(options.logger && { log: options.logger }),
       });
     },
     forwarder: (store, topic) => ({

@@ -3,9 +3,98 @@ import { connect } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { startMetricsListener } from '../../src/observability/metrics/listener.ts';
+import { type MetricsSource, startMetricsListener } from '../../src/observability/metrics/listener.ts';
 
-/** The metrics listener (METRICS_PORT) on its own: how it closes. */
+/** The metrics listener (METRICS_PORT) on its own: what it answers, and how it closes. */
+
+async function listening(source: MetricsSource = new Registry()) {
+  const listener = await startMetricsListener(source, {
+    port: 0,
+    host: '127.0.0.1',
+    log: { error: () => {} },
+  });
+  const origin = new URL(listener.url).origin;
+  return { listener, origin };
+}
+
+const answer = async (response: Response) => ({
+  status: response.status,
+  allow: response.headers.get('allow'),
+  type: response.headers.get('content-type'),
+  body: await response.text(),
+});
+
+describe('what the metrics listener answers', () => {
+  it("HEAD /metrics: 200 with the scrape's content type and no body", async () => {
+    const { listener, origin } = await listening();
+    try {
+      const response = await fetch(`${origin}/metrics`, { method: 'HEAD' });
+      expect(await answer(response)).toEqual({
+        status: 200,
+        allow: null,
+        type: new Registry().contentType,
+        body: '',
+      });
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('another method on /metrics: 405 with Allow and the Error body', async () => {
+    const { listener, origin } = await listening();
+    try {
+      expect(await answer(await fetch(`${origin}/metrics`, { method: 'POST' }))).toEqual({
+        status: 405,
+        allow: 'GET, HEAD',
+        type: 'application/json; charset=utf-8',
+        body: JSON.stringify({
+          code: 'method_not_allowed',
+          message: 'Method POST is not allowed on /metrics; use GET or HEAD.',
+          status: 405,
+        }),
+      });
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('another path: 404 with the Error body', async () => {
+    const { listener, origin } = await listening();
+    try {
+      expect(await answer(await fetch(`${origin}/v1/pets?x=1`))).toEqual({
+        status: 404,
+        allow: null,
+        type: 'application/json; charset=utf-8',
+        body: JSON.stringify({
+          code: 'not_found',
+          message: 'No route GET /v1/pets here: only GET /metrics.',
+          status: 404,
+        }),
+      });
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('a collection that fails: 500 with the Error body, and nothing of the error', async () => {
+    const failing = { contentType: 'text/plain', metrics: () => Promise.reject(new Error('secret detail')) };
+    const { listener, origin } = await listening(failing);
+    try {
+      expect(await answer(await fetch(`${origin}/metrics`))).toEqual({
+        status: 500,
+        allow: null,
+        type: 'application/json; charset=utf-8',
+        body: JSON.stringify({
+          code: 'internal_error',
+          message: 'The server failed to collect its metrics. It has been logged.',
+          status: 500,
+        }),
+      });
+    } finally {
+      await listener.close();
+    }
+  });
+});
 
 describe('closing the metrics listener', () => {
   it('does not wait for a connection that has sent no request', async () => {

@@ -26,6 +26,7 @@ export async function startClusterMetricsListener(options: {
   readonly host: string;
   /** Each worker's metrics in prom-client's JSON form (the workers that answered in time). */
   readonly collect: (timeoutMs: number) => Promise<unknown[][]>;
+  readonly log?: { error(obj: object, msg: string): void };
 }): Promise<MetricsListener> {
   const primary = new Registry();
   primary.setDefaultLabels({ worker: 'primary' });

@@ -1,5 +1,5 @@
 import { once } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export type MetricsListener = { readonly url: string; close(): Promise<void> };
@@ -9,23 +9,54 @@ export type MetricsSource = { readonly contentType: string; metrics(): Promise<s
 
 /**
  * `GET /metrics` on a listener of its own (METRICS_PORT, METRICS_HOST): apart from the public API,
- * its API keys and rate limits, for a scraper on the operators' network. Anything else is a 404.
+ * its API keys and rate limits, for a scraper on the operators' network. HEAD too; another method
+ * is a 405 and another path a 404, with the API's Error body, and a failed collection a 500 whose
+ * message says no more than the API's does (the error goes to the log).
  */
 export async function startMetricsListener(
   registry: MetricsSource,
-  options: { readonly port: number; readonly host: string },
+  options: {
+    readonly port: number;
+    readonly host: string;
+    readonly log?: { error(obj: object, msg: string): void };
+  },
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {
-    if (request.method !== 'GET' || request.url?.split('?')[0] !== '/metrics') {
-      response
-        .writeHead(404, { 'content-type': 'text/plain; charset=utf-8' })
-        .end('Only GET /metrics here.\n');
+    if (request.url?.split('?')[0] !== '/metrics') {
+      refuse(
+        response,
+        404,
+        'not_found',
+        `No route ${request.method} ${request.url?.split('?')[0]} here: only GET /metrics.`,
+      );
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      refuse(
+        response,
+        405,
+        'method_not_allowed',
+        `Method ${request.method} is not allowed on /metrics; use GET or HEAD.`,
+        {
+          Allow: 'GET, HEAD',
+        },
+      );
       return;
     }
     registry.metrics().then(
-      (body) => response.writeHead(200, { 'content-type': registry.contentType }).end(body),
-      (error: unknown) =>
-        response.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' }).end(`${String(error)}\n`),
+      (body) =>
+        response
+          .writeHead(200, { 'content-type': registry.contentType })
+          .end(request.method === 'HEAD' ? undefined : body),
+      (error: unknown) => {
+        options.log?.error({ err: error }, 'metrics: collecting failed');
+        refuse(
+          response,
+          500,
+          'internal_error',
+          'The server failed to collect its metrics. It has been logged.',
+        );
+      },
     );
   });
   server.listen(options.port, options.host);
@@ -46,4 +77,17 @@ export async function startMetricsListener(
         server.closeAllConnections();
       }),
   };
+}
+
+/** The API's Error body, `{"code","message","status"}`. */
+function refuse(
+  response: ServerResponse,
+  status: number,
+  code: string,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  response
+    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
+    .end(JSON.stringify({ code, message, status }));
 }
