@@ -29,7 +29,10 @@ export function readModelOperations(deps: OperationsDependencies): ReadModelOper
   const { group, store, snapshots } = deps;
   const find = (name: string): ReadModel<unknown> => {
     const found = group.readModels.find((readModel) => readModel.projection.name === name);
-    if (found === undefined) throw new NotFoundError(`There is no projection named ${JSON.stringify(name)}.`);
+    // A name is repeated up to 100 characters: GraphQL's argument may be as long as the body.
+    const shown = name.length > 100 ? `${name.slice(0, 100)}…` : name;
+    if (found === undefined)
+      throw new NotFoundError(`There is no projection named ${JSON.stringify(shown)}.`);
     return found;
   };
   // A verification folds every event afresh: requests for one projection while it runs share it,

@@ -101,6 +101,15 @@ describe('Mutation.rebuildProjection', () => {
     });
   });
 
+  it('repeats at most 100 characters of a name no projection has', async () => {
+    const body = await graphql(
+      `mutation { verifyProjection(name: "${'x'.repeat(2000)}") { ... on Error { message } } }`,
+    );
+    expect(body).toEqual({
+      data: { verifyProjection: { message: `There is no projection named "${'x'.repeat(100)}…".` } },
+    });
+  });
+
   it('is null with insufficient_scope for a key without admin, and starts nothing', async () => {
     const body = await graphql('mutation { rebuildProjection(name: "api-keys") { __typename } }', auditor);
     const status = (await rest('GET', '')) as { name: string; rebuild: unknown }[];
