@@ -59,6 +59,7 @@ export async function startServer(
     }),
     observers: observability.httpObservers,
     graphqlObservers: observability.graphqlObservers,
+    ...(observability.onStreamsOpen && { onStreamsOpen: observability.onStreamsOpen }),
   });
   let url: string;
   try {

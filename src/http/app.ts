@@ -54,6 +54,8 @@ export type AppDependencies = {
   readonly observers?: readonly FastifyPluginAsync[];
   /** Envelop plugins that observe GraphQL operations (metrics, tracing). */
   readonly graphqlObservers?: readonly GraphQLPlugin[];
+  /** Told of each event stream opened (+1) and closed (-1): the open-streams gauge. */
+  readonly onStreamsOpen?: (change: 1 | -1) => void;
 };
 
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
@@ -109,7 +111,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   if (deps.config.accessLog === true) await app.register(accessLog);
 
   await app.register(deps.guard);
-  await app.register(streamSlots, { max: deps.config.streamsPerKey ?? DEFAULT_STREAMS_PER_KEY });
+  await app.register(streamSlots, {
+    max: deps.config.streamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
+    ...(deps.onStreamsOpen && { onChange: deps.onStreamsOpen }),
+  });
   await app.register(storePositions, { application: deps.application });
   await app.register(openApiRoute);
   healthRoutes(app, { readiness: deps.readiness ?? alwaysReady, shuttingDown });

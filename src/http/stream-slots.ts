@@ -24,19 +24,21 @@ export const DEFAULT_STREAMS_PER_KEY = 20;
  * request behind the open guard (no keys) is counted by its client address. A slot is given back
  * when the stream's response closes, however it ends.
  */
-export const streamSlots = fp<{ max: number }>(
-  async (app, { max }) => {
+export const streamSlots = fp<{ max: number; onChange?: (change: 1 | -1) => void }>(
+  async (app, { max, onChange }) => {
     const open = new Map<string, number>();
     app.decorateRequest('holdStream', function holdStream(response: ServerResponse) {
       const holder = this.apiKey?.keyId ?? `address ${this.ip}`;
       const held = open.get(holder) ?? 0;
       if (held >= max) throw new TooManyStreamsError(max);
       open.set(holder, held + 1);
+      onChange?.(1);
       // A client that left while the request waited (X-Min-Position) has closed the response already.
       afterClose(response, () => {
         const left = open.get(holder)! - 1;
         if (left === 0) open.delete(holder);
         else open.set(holder, left);
+        onChange?.(-1);
       });
     });
   },

@@ -31,6 +31,8 @@ export type Observability = {
   wrapApplication<A extends object>(application: A): A;
   readonly onRateLimitDecision:
     ((decision: 'allowed' | 'limited' | 'banned', plan: string) => void) | undefined;
+  /** An event stream opened (+1) or closed (-1) on this process. */
+  readonly onStreamsOpen: ((change: 1 | -1) => void) | undefined;
   readonly httpObservers: readonly FastifyPluginAsync[];
   readonly graphqlObservers: readonly GraphQLPlugin[];
   /** Once the read models have caught up: their gauges and spans, and the metrics listener. */
@@ -83,6 +85,7 @@ export async function loadObservability(
     onRateLimitDecision: registry
       ? (decision, plan) => registry.rateLimitDecisions.inc({ decision, plan })
       : undefined,
+    onStreamsOpen: registry ? (change) => registry.openStreams.inc(change) : undefined,
     httpObservers: [
       ...(tracing ? [tracing.httpPlugin] : []),
       ...(metrics && registry ? [metrics.httpMetrics(registry)] : []),

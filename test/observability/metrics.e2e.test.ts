@@ -128,6 +128,26 @@ describe('metrics after real traffic', () => {
     expect(after.get('nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
 
+  it('count the event streams open on this process: one while a subscription is open, none once it closes', async () => {
+    const open = async () => (await scrape(metricsUrl)).get('petstore_open_streams');
+    expect(await open()).toBe(0);
+    const abort = new AbortController();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${enterprise}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+      },
+      body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+      signal: abort.signal,
+    });
+    expect(response.status).toBe(200);
+    await expect.poll(open).toBe(1);
+    abort.abort();
+    await expect.poll(open).toBe(0);
+  });
+
   it('are served on their own listener only: the API port has no /metrics', async () => {
     expect((await get('/metrics', enterprise)).status).toBe(404);
   });

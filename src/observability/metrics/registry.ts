@@ -44,6 +44,11 @@ export function createMetrics() {
       buckets: SECONDS,
       registers,
     }),
+    openStreams: new Gauge({
+      name: 'petstore_open_streams',
+      help: "Event streams open on this process (the audit feed as server-sent events, GraphQL subscriptions), each holding one of its key's STREAMS_PER_KEY.",
+      registers,
+    }),
     appendEvents: new Histogram({
       name: 'petstore_eventstore_append_events',
       help: 'Events per append (the batch size of one atomic append).',
