@@ -3,8 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { AppError, BadRequestError } from '../shared/errors.ts';
-import { errorBody } from './error-handler.ts';
+import { AppError, BadRequestError, errorBody } from '../shared/errors.ts';
 import { UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
 
 /**

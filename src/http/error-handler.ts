@@ -1,12 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode, InternalError, isAppError } from '../shared/errors.ts';
-
-/** The spec's Error body. */
-export type ErrorBody = { code: string; message: string; status: number };
-
-export function errorBody(error: AppError): ErrorBody {
-  return { code: error.code, message: error.message, status: error.status };
-}
+import { AppError, errorBody, type ErrorCode, InternalError, isAppError } from '../shared/errors.ts';
 
 export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
   return reply

@@ -191,6 +191,13 @@ export class InternalError extends AppError {
   }
 }
 
+/** The spec's Error body, as every edge renders an AppError (the API, the metrics listener). */
+export type ErrorBody = { code: string; message: string; status: number };
+
+export function errorBody(error: AppError): ErrorBody {
+  return { code: error.code, message: error.message, status: error.status };
+}
+
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AppError, errorBody, NotFoundError } from '../../shared/errors.ts';
 
 export type MetricsListener = { readonly url: string; close(): Promise<void> };
 
@@ -22,25 +23,14 @@ export async function startMetricsListener(
   },
 ): Promise<MetricsListener> {
   const server = createServer((request, response) => {
-    if (request.url?.split('?')[0] !== '/metrics') {
-      refuse(
-        response,
-        404,
-        'not_found',
-        `No route ${request.method} ${request.url?.split('?')[0]} here: only GET /metrics.`,
-      );
+    const path = request.url?.split('?')[0];
+    if (path !== '/metrics') {
+      refuse(response, new NotFoundError(`No route ${request.method} ${path} here: only GET /metrics.`));
       return;
     }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
-      refuse(
-        response,
-        405,
-        'method_not_allowed',
-        `Method ${request.method} is not allowed on /metrics; use GET or HEAD.`,
-        {
-          Allow: 'GET, HEAD',
-        },
-      );
+      const message = `Method ${request.method} is not allowed on /metrics; use GET or HEAD.`;
+      refuse(response, new AppError('method_not_allowed', 405, message, { Allow: 'GET, HEAD' }));
       return;
     }
     registry.metrics().then(
@@ -50,12 +40,8 @@ export async function startMetricsListener(
           .end(request.method === 'HEAD' ? undefined : body),
       (error: unknown) => {
         options.log?.error({ err: error }, 'metrics: collecting failed');
-        refuse(
-          response,
-          500,
-          'internal_error',
-          'The server failed to collect its metrics. It has been logged.',
-        );
+        const message = 'The server failed to collect its metrics. It has been logged.';
+        refuse(response, new AppError('internal_error', 500, message));
       },
     );
   });
@@ -79,15 +65,9 @@ export async function startMetricsListener(
   };
 }
 
-/** The API's Error body, `{"code","message","status"}`. */
-function refuse(
-  response: ServerResponse,
-  status: number,
-  code: string,
-  message: string,
-  headers: Record<string, string> = {},
-): void {
+/** An AppError as the API answers it: its status, its headers, and the Error body. */
+function refuse(response: ServerResponse, error: AppError): void {
   response
-    .writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers })
-    .end(JSON.stringify({ code, message, status }));
+    .writeHead(error.status, { 'content-type': 'application/json; charset=utf-8', ...error.headers })
+    .end(JSON.stringify(errorBody(error)));
 }
