@@ -11,7 +11,12 @@ import { petListProjection } from '../../projections/pet-list.ts';
 import { snapshotDirectory } from '../../src/read-models/snapshot-file.ts';
 import { petstore } from '../support/cli.ts';
 import { openDataDirStore, seedPets } from '../support/seed-store.ts';
-import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import {
+  createApiKey,
+  createScopedApiKey,
+  type ServerProcess,
+  startServerProcess,
+} from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** `petstore projections …` as separate processes: on the files alone, then against a running server. */
@@ -230,16 +235,7 @@ describe('against a running server (--url)', () => {
   beforeAll(async () => {
     // The server starts from the snapshot that checks out but is wrong: its live read model is wrong too.
     server = await startServerProcess({ PETSTORE_DATA_DIR: temp.dir });
-    const key = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, [
-      '--plan',
-      'enterprise',
-      '--per-minute',
-      '100000',
-      '--per-day',
-      '1000000',
-      '--scopes',
-      'admin,pets:read',
-    ]);
+    const key = createScopedApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['admin', 'pets:read']);
     env = { PETSTORE_API_KEY: key };
   });
   afterAll(() => server?.kill());

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { buildSchema } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openApiDocument } from '../support/openapi.ts';
-import { createApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
+import { createScopedApiKey, startServerProcess, type ServerProcess } from '../support/server-process.ts';
 import { canRun, commandMissing } from '../support/availability.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -46,10 +46,7 @@ beforeAll(async () => {
   // Schemathesis sends many requests without a key (to check that each is refused): more than the
   // per-address default allows in a minute, which would turn its 401s into 429s.
   const env = { PETSTORE_DATA_DIR: temp.dir, ANONYMOUS_PER_MINUTE: '100000', ANONYMOUS_PER_DAY: '1000000' };
-  key = createApiKey(env, [
-    ...['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
-    ...['--scopes', 'admin'],
-  ]);
+  key = createScopedApiKey(env, ['admin']);
   [server, operationsServer] = await Promise.all([startServerProcess(env), startServerProcess(env)]);
 });
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDataDirStore, seedPets } from '../support/seed-store.ts';
-import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { createScopedApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -20,16 +20,7 @@ beforeAll(async () => {
   const store = openDataDirStore(temp.dir);
   await seedPets(store, 50_000);
   await store.close();
-  key = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, [
-    '--plan',
-    'enterprise',
-    '--per-minute',
-    '100000',
-    '--per-day',
-    '1000000',
-    '--scopes',
-    'audit:read',
-  ]);
+  key = createScopedApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['audit:read']);
   server = await startServerProcess({
     PETSTORE_DATA_DIR: temp.dir,
     STREAM_STALL_SECONDS: '1',

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { petstore } from '../support/cli.ts';
 import { openDataDirStore, seedPets } from '../support/seed-store.ts';
-import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import { createScopedApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -21,10 +21,7 @@ beforeAll(async () => {
   await seedPets(store, SEEDED);
   await store.close();
   server = await startServerProcess({ PETSTORE_DATA_DIR: temp.dir });
-  key = createApiKey({ PETSTORE_DATA_DIR: temp.dir }, [
-    ...['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
-    ...['--scopes', 'admin,pets:read,pets:write'],
-  ]);
+  key = createScopedApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['admin', 'pets:read', 'pets:write']);
 }, 120_000);
 afterAll(async () => {
   await server?.kill();

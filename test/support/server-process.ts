@@ -84,10 +84,13 @@ export async function startServerProcess(
   };
 }
 
+/** An enterprise plan whose limits no test reaches. */
+const UNLIMITED = ['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'];
+
 /** Issues an API key with `petstore keys create` (a real CLI run) and returns the secret. */
 export function createApiKey(
   env: Record<string, string>,
-  args: readonly string[] = ['--plan', 'enterprise', '--per-minute', '10000000', '--per-day', '1000000000'],
+  args: readonly string[] = UNLIMITED,
   entry = SOURCES_ENTRY,
 ): string {
   const stdout = execFileSync(process.execPath, [entry, 'keys', 'create', ...args], {
@@ -97,4 +100,9 @@ export function createApiKey(
     encoding: 'utf8',
   });
   return stdout.trim();
+}
+
+/** As `createApiKey`, a key of limits no test reaches, with these scopes only. */
+export function createScopedApiKey(env: Record<string, string>, scopes: readonly string[]): string {
+  return createApiKey(env, [...UNLIMITED, '--scopes', scopes.join(',')]);
 }
