@@ -59,19 +59,19 @@ function subscription(): string {
 const endedLines = () => server.output.filter((line) => line.includes('"msg":"event stream ended'));
 
 describe('an event stream whose client takes nothing of it', () => {
-  it('is ended on the audit feed, with one log line', async () => {
-    const before = endedLines().length;
-    const socket = await neverReading(auditFeed());
-    await expect.poll(() => endedLines().length, { timeout: 15_000 }).toBe(before + 1);
-    socket.destroy();
-  }, 30_000);
-
-  it('is ended on a GraphQL subscription, with one log line', async () => {
-    const before = endedLines().length;
-    const socket = await neverReading(subscription());
-    await expect.poll(() => endedLines().length, { timeout: 15_000 }).toBe(before + 1);
-    socket.destroy();
-  }, 30_000);
+  it.each([
+    ['the audit feed', auditFeed],
+    ['a GraphQL subscription', subscription],
+  ])(
+    'is ended on %s, with one log line',
+    async (_stream, request) => {
+      const before = endedLines().length;
+      const socket = await neverReading(request());
+      await expect.poll(() => endedLines().length, { timeout: 15_000 }).toBe(before + 1);
+      socket.destroy();
+    },
+    30_000,
+  );
 
   it('is not ended while its client reads, however long the replay takes', async () => {
     const response = await fetch(`${server.url}/v1/audit/events?after=0`, {
