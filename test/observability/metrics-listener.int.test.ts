@@ -7,92 +7,74 @@ import { type MetricsSource, startMetricsListener } from '../../src/observabilit
 
 /** The metrics listener (METRICS_PORT) on its own: what it answers, and how it closes. */
 
-async function listening(source: MetricsSource = new Registry()) {
+/** What a listener over `source` answers to one request, the listener closed again. */
+async function answerTo(path: string, init: RequestInit = {}, source: MetricsSource = new Registry()) {
   const listener = await startMetricsListener(source, {
     port: 0,
     host: '127.0.0.1',
     log: { error: () => {} },
   });
-  const origin = new URL(listener.url).origin;
-  return { listener, origin };
+  try {
+    const response = await fetch(`${new URL(listener.url).origin}${path}`, init);
+    return {
+      status: response.status,
+      allow: response.headers.get('allow'),
+      type: response.headers.get('content-type'),
+      body: await response.text(),
+    };
+  } finally {
+    await listener.close();
+  }
 }
-
-const answer = async (response: Response) => ({
-  status: response.status,
-  allow: response.headers.get('allow'),
-  type: response.headers.get('content-type'),
-  body: await response.text(),
-});
 
 describe('what the metrics listener answers', () => {
   it("HEAD /metrics: 200 with the scrape's content type and no body", async () => {
-    const { listener, origin } = await listening();
-    try {
-      const response = await fetch(`${origin}/metrics`, { method: 'HEAD' });
-      expect(await answer(response)).toEqual({
-        status: 200,
-        allow: null,
-        type: new Registry().contentType,
-        body: '',
-      });
-    } finally {
-      await listener.close();
-    }
+    expect(await answerTo('/metrics', { method: 'HEAD' })).toEqual({
+      status: 200,
+      allow: null,
+      type: new Registry().contentType,
+      body: '',
+    });
   });
 
   it('another method on /metrics: 405 with Allow and the Error body', async () => {
-    const { listener, origin } = await listening();
-    try {
-      expect(await answer(await fetch(`${origin}/metrics`, { method: 'POST' }))).toEqual({
+    expect(await answerTo('/metrics', { method: 'POST' })).toEqual({
+      status: 405,
+      allow: 'GET, HEAD',
+      type: 'application/json; charset=utf-8',
+      body: JSON.stringify({
+        code: 'method_not_allowed',
+        message: 'Method POST is not allowed on /metrics; use GET or HEAD.',
         status: 405,
-        allow: 'GET, HEAD',
-        type: 'application/json; charset=utf-8',
-        body: JSON.stringify({
-          code: 'method_not_allowed',
-          message: 'Method POST is not allowed on /metrics; use GET or HEAD.',
-          status: 405,
-        }),
-      });
-    } finally {
-      await listener.close();
-    }
+      }),
+    });
   });
 
   it('another path: 404 with the Error body', async () => {
-    const { listener, origin } = await listening();
-    try {
-      expect(await answer(await fetch(`${origin}/v1/pets?x=1`))).toEqual({
+    expect(await answerTo('/v1/pets?x=1')).toEqual({
+      status: 404,
+      allow: null,
+      type: 'application/json; charset=utf-8',
+      body: JSON.stringify({
+        code: 'not_found',
+        message: 'No route GET /v1/pets here: only GET /metrics.',
         status: 404,
-        allow: null,
-        type: 'application/json; charset=utf-8',
-        body: JSON.stringify({
-          code: 'not_found',
-          message: 'No route GET /v1/pets here: only GET /metrics.',
-          status: 404,
-        }),
-      });
-    } finally {
-      await listener.close();
-    }
+      }),
+    });
   });
 
   it('a collection that fails: 500 with the Error body, and nothing of the error', async () => {
     const failing = { contentType: 'text/plain', metrics: () => Promise.reject(new Error('secret detail')) };
-    const { listener, origin } = await listening(failing);
-    try {
-      expect(await answer(await fetch(`${origin}/metrics`))).toEqual({
+    expect(await answerTo('/metrics', {}, failing)).toEqual({
+      status: 500,
+      allow: null,
+      type: 'application/json; charset=utf-8',
+      body: JSON.stringify({
+        code: 'internal_error',
+        message: 'The server failed to collect its metrics. It has been logged.',
         status: 500,
-        allow: null,
-        type: 'application/json; charset=utf-8',
-        body: JSON.stringify({
-          code: 'internal_error',
-          message: 'The server failed to collect its metrics. It has been logged.',
-          status: 500,
-        }),
-      });
-    } finally {
-      await listener.close();
-    }
+      }),
+    });
   });
 });
 
