@@ -6,7 +6,7 @@ import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petstore } from '../support/cli.ts';
 import { PETSTORE_BIN } from '../support/petstore-cli.ts';
-import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { seedDataDir } from '../support/seed-store.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -198,9 +198,7 @@ describe('a backup interrupted by Ctrl-C (SIGINT) or a stop (SIGTERM)', () => {
   let big: ReturnType<typeof makeTempDir>;
   beforeAll(async () => {
     big = makeTempDir();
-    const store = openDataDirStore(big.dir);
-    await seedPets(store, 200_000);
-    await store.close();
+    await seedDataDir(big.dir, 200_000);
   }, 120_000);
   afterAll(() => big.remove());
 

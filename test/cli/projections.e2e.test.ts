@@ -10,7 +10,7 @@ import { ordersProjection } from '../../projections/orders.ts';
 import { petListProjection } from '../../projections/pet-list.ts';
 import { snapshotDirectory } from '../../src/read-models/snapshot-file.ts';
 import { petstore } from '../support/cli.ts';
-import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { openDataDirStore, seedDataDir } from '../support/seed-store.ts';
 import {
   createApiKey,
   createScopedApiKey,
@@ -29,9 +29,7 @@ let snapshots: ReturnType<typeof snapshotDirectory>;
 beforeAll(async () => {
   temp = makeTempDir();
   snapshots = snapshotDirectory(path.join(temp.dir, 'snapshots'));
-  const store = openDataDirStore(temp.dir);
-  await seedPets(store, PETS);
-  await store.close();
+  await seedDataDir(temp.dir, PETS);
 });
 afterAll(() => temp.remove());
 
@@ -141,9 +139,7 @@ describe('on the store and snapshot files alone', () => {
   it('rebuild: exits 1 naming the snapshot and why, when it cannot be written', async () => {
     const blocked = makeTempDir();
     try {
-      const store = openDataDirStore(blocked.dir);
-      await seedPets(store, 3);
-      await store.close();
+      await seedDataDir(blocked.dir, 3);
       writeFileSync(path.join(blocked.dir, 'snapshots'), 'a file in the way');
       const { code, stdout, stderr } = await petstore(blocked.dir, ['projections', 'rebuild', 'pet-list']);
       expect([code, stdout, stderr.trimEnd().split('\n').at(-1)]).toEqual([

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { seedDataDir } from '../support/seed-store.ts';
 import { createScopedApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -17,9 +17,7 @@ let key: string;
 
 beforeAll(async () => {
   temp = makeTempDir();
-  const store = openDataDirStore(temp.dir);
-  await seedPets(store, 50_000);
-  await store.close();
+  await seedDataDir(temp.dir, 50_000);
   key = createScopedApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['audit:read']);
   server = await startServerProcess({
     PETSTORE_DATA_DIR: temp.dir,

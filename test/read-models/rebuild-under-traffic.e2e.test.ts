@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { petstore } from '../support/cli.ts';
-import { openDataDirStore, seedPets } from '../support/seed-store.ts';
+import { seedDataDir } from '../support/seed-store.ts';
 import { createScopedApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -17,9 +17,7 @@ let key: string;
 
 beforeAll(async () => {
   temp = makeTempDir();
-  const store = openDataDirStore(temp.dir);
-  await seedPets(store, SEEDED);
-  await store.close();
+  await seedDataDir(temp.dir, SEEDED);
   server = await startServerProcess({ PETSTORE_DATA_DIR: temp.dir });
   key = createScopedApiKey({ PETSTORE_DATA_DIR: temp.dir }, ['admin', 'pets:read', 'pets:write']);
 }, 120_000);

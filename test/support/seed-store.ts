@@ -28,3 +28,13 @@ export async function seedPets(store: EventStore, count: number, first = 1): Pro
     await Promise.all(appends);
   }
 }
+
+/** Seeds the embedded store of `dataDir` with `count` pets, as seedPets does, and closes it. */
+export async function seedDataDir(dataDir: string, count: number): Promise<void> {
+  const store = openDataDirStore(dataDir);
+  try {
+    await seedPets(store, count);
+  } finally {
+    await store.close();
+  }
+}
