@@ -121,16 +121,13 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(petRoutes, { prefix: '/v1', application: deps.application });
   await app.register(storeRoutes, { prefix: '/v1', application: deps.application });
   await app.register(historyRoutes, { prefix: '/v1', application: deps.application });
-  await app.register(auditEventRoutes, {
-    prefix: '/v1',
-    application: deps.application,
-    stallMs: deps.config.streamStallMs ?? DEFAULT_STALL_MS,
-  });
+  const stallMs = deps.config.streamStallMs ?? DEFAULT_STALL_MS;
+  await app.register(auditEventRoutes, { prefix: '/v1', application: deps.application, stallMs });
   await app.register(adminRoutes, { prefix: '/v1', application: deps.application });
   await app.register(graphqlRoutes, {
     application: deps.application,
     config: deps.config.graphql,
-    stallMs: deps.config.streamStallMs ?? DEFAULT_STALL_MS,
+    stallMs,
     observers: deps.graphqlObservers ?? [],
   });
   if (deps.config.devPages === true) await app.register(devPages);

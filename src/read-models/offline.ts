@@ -29,19 +29,18 @@ export function offlineStatus(
     projections.map(async (projection) => {
       const { name, version } = projection;
       const loaded = await snapshots.load(name);
-      if (!loaded.ok) {
-        const refused = 'missing' in loaded ? undefined : loaded.reason;
-        return projectionStatus(store, snapshots, { name, version, checkpoint: undefined, refused });
-      }
-      const { snapshot } = loaded;
-      const refused = await snapshotRefusal(projection, snapshot, idAt);
-      if (refused !== undefined)
-        return projectionStatus(store, snapshots, { name, version, checkpoint: undefined, refused });
+      const refused = loaded.ok
+        ? await snapshotRefusal(projection, loaded.snapshot, idAt)
+        : 'missing' in loaded
+          ? undefined
+          : loaded.reason;
+      const restored = loaded.ok && refused === undefined ? loaded.snapshot : undefined;
       return projectionStatus(store, snapshots, {
         name,
         version,
-        checkpoint: BigInt(snapshot.checkpoint),
-        interimFromVersion: snapshot.version === version ? undefined : snapshot.version,
+        checkpoint: restored && BigInt(restored.checkpoint),
+        interimFromVersion: restored?.version === version ? undefined : restored?.version,
+        refused,
       });
     }),
   );
