@@ -1,4 +1,4 @@
-import { eventFeedQueries } from '../application/queries/event-feed.ts';
+import { type EventFeedQuery, eventFeedQueries } from '../application/queries/event-feed.ts';
 import { pastTheStore } from '../application/queries/positions.ts';
 import { loadConfig } from '../config.ts';
 import { parseCommandLine } from './command-line.ts';
@@ -28,7 +28,6 @@ export async function run(args: string[]): Promise<void> {
     ...(values.type !== undefined && { type: values.type }),
   };
   const from = values.from === undefined ? undefined : BigInt(values.from);
-  const after = from === undefined || from === 0n ? undefined : from - 1n;
 
   const config = loadConfig(process.env);
   const store = await openCliStore(config, 'events', 'must-exist');
@@ -42,14 +41,14 @@ export async function run(args: string[]): Promise<void> {
   const feed = eventFeedQueries({ store, keys: keys.keys });
   try {
     const head = (await store.headPosition()) ?? 0n;
-    // --from P reads after P - 1: a position past the next one is the feed's 400, said of --from.
+    // The event at --from P first: a position past the next one is the feed's 400, said of --from.
     if (from !== undefined && from > head + 1n) throw pastTheStore('--from', from, head);
     const events = values.follow
       ? await feed.followEvents(
-          { ...filter, ...(after === undefined ? { fromStart: true } : { after }) },
+          { ...filter, ...(from !== undefined && { from }), fromStart: true },
           stop.signal,
         )
-      : pages(feed, filter, after, stop.signal);
+      : pages(feed, filter, from, stop.signal);
     for await (const event of events) {
       await output.write(JSON.stringify(event));
       if (stop.signal.aborted) break;
@@ -69,11 +68,12 @@ async function* pages(
   from: bigint | undefined,
   signal: AbortSignal,
 ) {
-  let after = from;
+  // The first page from the event at --from, the next ones after the last page's cursor.
+  let start: Pick<EventFeedQuery, 'from' | 'after'> = from === undefined ? {} : { from };
   while (!signal.aborted) {
-    const page = await feed.eventFeed({ ...filter, ...(after !== undefined && { after }), limit: 100 });
+    const page = await feed.eventFeed({ ...filter, ...start, limit: 100 });
     yield* page.events;
     if (page.nextAfter === undefined) return;
-    after = BigInt(page.nextAfter);
+    start = { after: BigInt(page.nextAfter) };
   }
 }

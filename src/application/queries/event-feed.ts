@@ -33,6 +33,11 @@ export type EventFeedQuery = {
    * which the reconnection repeats. Both are checked, `after` first.
    */
   readonly lastEventId?: string | bigint;
+  /**
+   * The event at this store position first, in place of `after` and Last-Event-ID (the CLI's `--from`): a position
+   * the store gave. Not `after: from - 1n`, which on KurrentDB is a (commit, prepare) pair no event has.
+   */
+  readonly from?: bigint;
   readonly type?: string;
   readonly stream?: string;
   readonly limit?: number;
@@ -63,12 +68,12 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
     /** All events in store order, a page at a time, optionally of one type or one stream. */
     async eventFeed(query: EventFeedQuery = {}): Promise<EventFeedPage> {
       const limit = validateLimit(query.limit);
-      const after = await givenAfter(store, query);
+      const start = await givenStart(store, query);
       const filter = validateFilter(query);
       const { events, scannedTo, more } =
         filter.stream === undefined
-          ? await scan(store, after, limit, filter)
-          : await fromStream(store, filter.stream, after, limit, filter);
+          ? await scan(store, start, limit, filter)
+          : await fromStream(store, filter.stream, start, limit, filter);
       const page = events.map((event) => auditEvent(event, keys));
       const nextAfter = more
         ? events.length > 0 && events.length === limit
@@ -85,10 +90,19 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
      */
     async followEvents(query: FollowQuery, signal: AbortSignal): Promise<AsyncIterable<AuditEvent>> {
       const filter = validateFilter(query);
-      const after = await givenAfter(store, query);
-      return follow(store, keys, filter, after ?? (query.fromStart === true ? 'start' : 'head'), signal);
+      const start = await givenStart(store, query);
+      return follow(store, keys, filter, start ?? (query.fromStart === true ? 'start' : 'head'), signal);
     },
   };
+}
+
+/** Where a read starts: after a position, or from one, the event there included; the first event when absent. */
+type Start = { readonly after: bigint } | { readonly from: bigint } | undefined;
+
+async function givenStart(store: EventStore, query: EventFeedQuery): Promise<Start> {
+  if (query.from !== undefined) return { from: query.from };
+  const after = await givenAfter(store, query);
+  return after === undefined ? undefined : { after };
 }
 
 /** Where the query starts (its Last-Event-ID, else its `after`), each checked as every position a client sends back is. */
@@ -102,10 +116,21 @@ async function* follow(
   store: EventStore,
   keys: ApiKeyReadModel,
   filter: Filter,
-  from: bigint | 'start' | 'head',
+  start: NonNullable<Start> | 'start' | 'head',
   signal: AbortSignal,
 ): AsyncGenerator<AuditEvent> {
-  const after = from === 'head' ? await store.headPosition() : from === 'start' ? undefined : from;
+  let after: bigint | undefined;
+  if (start === 'head') after = await store.headPosition();
+  else if (start !== 'start' && 'after' in start) after = start.after;
+  else if (start !== 'start') {
+    // The event at `from` (or the first past it) is read, and the subscription goes on after it;
+    // when there is none yet, after the head read first, so that nothing written meanwhile is missed.
+    const head = await store.headPosition();
+    let first: RecordedEvent | undefined;
+    for await (const event of store.readAll({ from: start.from, maxCount: 1 })) first = event;
+    if (first !== undefined && matches(first, filter)) yield auditEvent(first, keys);
+    after = first?.position ?? head;
+  }
   if (signal.aborted) return;
   const subscription = store.subscribeToAll(after === undefined ? {} : { after });
   const close = () => void subscription.close();
@@ -140,18 +165,13 @@ type Scanned = {
   readonly more: boolean;
 };
 
-/** The first `limit` matching events after `after`, reading at most FEED_SCAN_LIMIT (or limit + 1 unfiltered). */
-async function scan(
-  store: EventStore,
-  after: bigint | undefined,
-  limit: number,
-  filter: Filter,
-): Promise<Scanned> {
+/** The first `limit` matching events from `start`, reading at most FEED_SCAN_LIMIT (or limit + 1 unfiltered). */
+async function scan(store: EventStore, start: Start, limit: number, filter: Filter): Promise<Scanned> {
   const events: RecordedEvent[] = [];
   let read = 0;
   let last: RecordedEvent | undefined;
   const budget = filter.type === undefined ? limit + 1 : FEED_SCAN_LIMIT + 1;
-  for await (const event of store.readAll({ ...(after !== undefined && { after }), maxCount: budget })) {
+  for await (const event of store.readAll({ ...start, maxCount: budget })) {
     if (events.length === limit && matches(event, filter))
       return { events, scannedTo: undefined, more: true };
     read += 1;
@@ -162,16 +182,17 @@ async function scan(
   return { events, scannedTo: last?.position.toString(), more: read === budget };
 }
 
-/** One stream's events after a position: a stream is short, so it is read whole and filtered. */
+/** One stream's events from a start: a stream is short, so it is read whole and filtered. */
 async function fromStream(
   store: EventStore,
   stream: string,
-  after: bigint | undefined,
+  start: Start,
   limit: number,
   filter: Filter,
 ): Promise<Scanned> {
+  const least = start === undefined ? undefined : 'after' in start ? start.after + 1n : start.from;
   const events = (await store.readStream(stream)).filter(
-    (event) => (after === undefined || event.position > after) && matches(event, filter),
+    (event) => (least === undefined || event.position >= least) && matches(event, filter),
   );
   return { events: events.slice(0, limit), scannedTo: undefined, more: events.length > limit };
 }
