@@ -99,6 +99,26 @@ describe('GET /v1/pets/{petId}/history', () => {
     expect(rest.headers.link).toBeUndefined();
   });
 
+  it('keeps only limit in its Link: a parameter it tolerates cannot add a link of its own', async () => {
+    const id = await petWithAPast();
+    const status = encodeURIComponent('x>; rel="next", <https://evil.example/steal');
+    const response = await service.send(auditor, 'GET', `/v1/pets/${id}/history?limit=3&status=${status}`);
+    expect(response.headers.link).toBe(`</v1/pets/${id}/history?limit=3&after=2>; rel="next"`);
+  });
+
+  it('answers a page, not a 500, when a parameter it tolerates holds a line break', async () => {
+    const id = await petWithAPast();
+    const response = await service.send(
+      auditor,
+      'GET',
+      `/v1/pets/${id}/history?limit=3&status=a%0D%0AX-Evil:%201`,
+    );
+    expect([response.statusCode, response.headers.link]).toEqual([
+      200,
+      `</v1/pets/${id}/history?limit=3&after=2>; rel="next"`,
+    ]);
+  });
+
   it('answers 404 not_found for a pet that never existed', async () => {
     expect((await service.send(auditor, 'GET', '/v1/pets/987654321/history')).json().code).toBe('not_found');
   });

@@ -41,7 +41,9 @@ function paging(query: Record<string, unknown>) {
   return { limit: integerParam(query, 'limit'), after: integerParam(query, 'after') };
 }
 
+/** The next page keeps only the limit: other parameters are tolerated (cache-busters), not carried on. */
 function sendPage(reply: FastifyReply, page: HistoryPage, path: string, query: Record<string, unknown>) {
-  if (page.nextAfter !== undefined) reply.header('Link', nextPageLink(path, query, page.nextAfter));
+  if (page.nextAfter !== undefined)
+    reply.header('Link', nextPageLink(path, { limit: query.limit }, page.nextAfter));
   return reply.send(page.events);
 }

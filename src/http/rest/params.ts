@@ -86,13 +86,15 @@ export function preconditions(request: FastifyRequest): ChangeOptions {
 }
 
 /**
- * The next page's URL, keeping the query's limit, status and asOf. The first two were validated by
- * then (decimal digits, and one of the statuses), so they go in as they came; a time is encoded.
+ * The next page's URL, keeping the query's limit, status and asOf. The limit was validated by then
+ * (decimal digits), so it goes in as it came; status and asOf are encoded, so that no value a
+ * client sent can end the link or the header (a read that tolerates a parameter it does not take,
+ * as a history does `status`, passes only those it takes).
  */
 export function nextPageLink(path: string, query: Record<string, unknown>, after: number): string {
   let link = `<${path}?`;
   if (typeof query.limit === 'string') link += `limit=${query.limit}&`;
-  if (typeof query.status === 'string') link += `status=${query.status}&`;
+  if (typeof query.status === 'string') link += `status=${encodeURIComponent(query.status)}&`;
   if (typeof query.asOf === 'string') link += `asOf=${encodeURIComponent(query.asOf)}&`;
   return `${link}after=${after}>; rel="next"`;
 }
