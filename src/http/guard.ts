@@ -27,12 +27,19 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, as it was when the request arrived; null on public routes. */
     apiKey: ApiKey | null;
-    /** Whether the request may do what `scope` allows (always, behind the open guard). */
+    /**
+     * Whether the request's key may do what `scope` allows now (always, behind the open guard). A
+     * scope it grants is remembered: a stream the request holds ends once the key loses it (see
+     * `accessWithdrawn`), so that a GraphQL subscription's nested fields, checked once, stay right.
+     */
     hasScope(scope: Scope): boolean;
+    /** The scopes `hasScope` granted this request; null until it granted one. */
+    scopesRelied: Set<Scope> | null;
     /**
      * For a request that stays open (a stream): the error a new request with the same key would get
-     * now (the key revoked, rotated past its grace, expired or banned, or one of `scopes` removed),
-     * or undefined while it would still be let through. Always undefined behind the open guard.
+     * now (the key revoked, rotated past its grace, expired or banned, or one of `scopes`, or of
+     * the scopes the request relied on, removed), or undefined while it would still be let through.
+     * Always undefined behind the open guard.
      */
     accessWithdrawn(scopes: readonly Scope[]): AppError | undefined;
   }
@@ -70,6 +77,7 @@ export const openGuard: Guard = fp(
   async (app) => {
     app.decorateRequest('apiKey', null);
     app.decorateRequest('hasScope', () => true);
+    app.decorateRequest('scopesRelied', null);
     app.decorateRequest('accessWithdrawn', () => undefined);
     app.decorateReply('consumeRateLimit', () => undefined);
     app.decorate('guardUnrouted', async () => {});
@@ -218,13 +226,22 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   return fp(
     async (app) => {
       app.decorateRequest('apiKey', null);
+      // The key as it is now, not as it was when the request arrived: a subscription's fields are
+      // checked when each event comes, and GraphQL's scope checks remember their first answer.
       app.decorateRequest('hasScope', function hasScope(this: FastifyRequest, scope: Scope) {
-        return this.apiKey !== null && grants(this.apiKey.scopes, scope);
+        if (this.apiKey === null || accessWithdrawn(this, [scope]) !== undefined) return false;
+        (this.scopesRelied ??= new Set()).add(scope);
+        return true;
       });
+      app.decorateRequest('scopesRelied', null);
       app.decorateRequest(
         'accessWithdrawn',
         function withdrawn(this: FastifyRequest, scopes: readonly Scope[]): AppError | undefined {
-          return this.apiKey === null ? undefined : accessWithdrawn(this, scopes);
+          if (this.apiKey === null) return undefined;
+          return accessWithdrawn(
+            this,
+            this.scopesRelied === null ? scopes : [...scopes, ...this.scopesRelied],
+          );
         },
       );
       app.decorateReply('consumeRateLimit', function consumeRateLimit(this: FastifyReply, points: number) {

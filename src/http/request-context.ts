@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { RequestContext } from '../application/index.ts';
+import { grants } from '../domain/scopes.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -38,6 +39,15 @@ export function requestContext(request: FastifyRequest): RequestContext {
   const context: RequestContext =
     apiKeyId === undefined
       ? { correlationId: request.id, recordPosition }
-      : { correlationId: request.id, apiKeyId, admin: request.hasScope('admin'), recordPosition };
+      : { correlationId: request.id, apiKeyId, admin: isAdmin(request), recordPosition };
   return request.traceparent === undefined ? context : { ...context, traceparent: request.traceparent };
+}
+
+/**
+ * As the key was when the request arrived. Not `hasScope`, which would make every stream of an
+ * admin key end once it lost admin: only a stream that serves every key's orders relies on it, and
+ * says so (orderChanged).
+ */
+function isAdmin(request: FastifyRequest): boolean {
+  return request.apiKey !== null && grants(request.apiKey.scopes, 'admin');
 }

@@ -161,6 +161,48 @@ describe('GraphQL subscriptions', () => {
     );
   });
 
+  const WITH_HISTORY = 'subscription { petCreated { history { edges { node { type } } } } }';
+
+  it('end petCreated with insufficient_scope once the key loses audit:read, which its history relied on', async () => {
+    const events = await eventsUntilEnd(WITH_HISTORY, ['pets:read', 'audit:read'], async (id) => {
+      await createPet();
+      await new Promise((resolve) => setTimeout(resolve, 300)); // its event is answered meanwhile
+      await setScopes(id, ['pets:read']);
+      await createPet();
+    });
+    expect(events).toEqual([
+      {
+        data: { petCreated: { history: { edges: [{ node: { type: 'PetCreated' } }] } } },
+        extensions: { storePosition: expect.any(String) },
+      },
+      ...endedWith(
+        'insufficient_scope',
+        'This API key lacks the scope audit:read, which this operation needs.',
+      ),
+    ]);
+  });
+
+  it('answer a nested field by the key’s scopes when the event comes, not when the subscription began', async () => {
+    const events = await eventsUntilEnd(WITH_HISTORY, ['pets:read', 'audit:read'], async (id) => {
+      await setScopes(id, ['pets:read']);
+      await createPet();
+      await createPet();
+    });
+    const refused = {
+      data: { petCreated: { history: null } },
+      errors: [
+        {
+          message: 'This API key lacks the scope audit:read, which this operation needs.',
+          locations: [{ line: 1, column: 29 }],
+          path: ['petCreated', 'history'],
+          extensions: { code: 'insufficient_scope' },
+        },
+      ],
+      extensions: { storePosition: expect.any(String) },
+    };
+    expect(events).toEqual([refused, refused]);
+  });
+
   it.each([
     ['petCreated', 'pets:read', ['pets:read', 'orders:read'], ['orders:read']],
     // An admin's orderChanged carries every order, not only the key's own.
