@@ -58,11 +58,13 @@ export class KeyRegistry {
    * includes every event the store holds now, then looks again. A key just created by another
    * process (`petstore keys create`, then a request at once) is known from the first request, not
    * from whenever this process's subscription catches up. Costs one head-of-store read, and a wait
-   * only while the registry is behind; a malformed secret costs nothing.
+   * only while the registry is behind; a malformed secret costs nothing. A store that cannot tell
+   * its head (an outage) leaves the answer as it was, as a wait that fails does: the secret is not
+   * known here, a 401, not a 500 for every request with a stale key.
    */
   async authenticateCaughtUp(secret: string, nowMs: () => number): Promise<ApiKey | undefined> {
     if (this.#headPosition === undefined || !isWellFormedApiKey(secret)) return undefined;
-    const head = await this.#headPosition();
+    const head = await this.#headPosition().catch(() => undefined);
     if (head === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
