@@ -6,12 +6,24 @@ import { isIPv4, isIPv6 } from 'node:net';
  * 2^64 budgets). IPv4-mapped IPv6 addresses count as their IPv4 address.
  */
 export function addressGroup(address: string): string {
-  if (isIPv4(address)) return address;
-  const bare = address.split('%')[0]!;
+  const ip = withoutPort(address);
+  if (isIPv4(ip)) return ip;
+  const bare = ip.split('%')[0]!;
   if (!isIPv6(bare)) return address;
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare);
   if (mapped !== null) return mapped[1]!;
   return `${firstFourHextets(bare).join(':')}::/64`;
+}
+
+/**
+ * Some proxies write the client's port into X-Forwarded-For (`203.0.113.9:51234`,
+ * `[2001:db8::1]:443`): each connection of one client would otherwise count as another address.
+ */
+function withoutPort(address: string): string {
+  const ipv4 = /^(\d{1,3}(?:\.\d{1,3}){3}):\d{1,5}$/.exec(address);
+  if (ipv4 !== null) return ipv4[1]!;
+  const ipv6 = /^\[([^\]]+)\](?::\d{1,5})?$/.exec(address);
+  return ipv6 === null ? address : ipv6[1]!;
 }
 
 function firstFourHextets(address: string): string[] {

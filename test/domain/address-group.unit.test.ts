@@ -25,3 +25,17 @@ it('tells neighbouring /64s apart, and expands :: in the network half', () => {
 it('counts an IPv4-mapped IPv6 address as its IPv4 address', () => {
   expect(addressGroup('::ffff:203.0.113.9')).toBe('203.0.113.9');
 });
+
+it('counts an address a proxy wrote with its port (X-Forwarded-For) as the address alone', () => {
+  expect(['203.0.113.9:51234', '[2001:db8:1:2::1]:443', '[::ffff:203.0.113.9]:80'].map(addressGroup)).toEqual(
+    ['203.0.113.9', '2001:db8:1:2::/64', '203.0.113.9'],
+  );
+});
+
+it('counts what is not an address, with or without a port, as the text it is', () => {
+  expect(['unknown', '_hidden:80', '[not-an-address]:80'].map(addressGroup)).toEqual([
+    'unknown',
+    '_hidden:80',
+    '[not-an-address]:80',
+  ]);
+});
