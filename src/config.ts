@@ -46,15 +46,23 @@ function isAddressOrRange(entry: string): boolean {
 }
 
 /**
- * `false`, or the proxies' addresses and CIDR ranges. Not `true` (trust any sender) and not a hop
- * count: either lets a client that reaches the server directly forge X-Forwarded-For, and so its
+ * `false`, or the proxies' addresses and CIDR ranges. Not `true` (trust any sender), nor a range of
+ * every address (`0.0.0.0/0`, `::/0`: the same), nor a hop count: each lets a client that reaches the server directly forge X-Forwarded-For, and so its
  * per-address limit (Fastify disables hop counts for that reason).
  */
 const trustedProxies = z.string().transform((value, context): false | readonly string[] => {
   if (value === 'false' || value === '0') return false;
   const entries = value.split(',').map((entry) => entry.trim());
   const bad = entries.filter((entry) => !isAddressOrRange(entry));
-  if (bad.length === 0) return Object.freeze(entries);
+  const everyone = entries.filter((entry) => /\/0+$/.test(entry));
+  if (bad.length === 0 && everyone.length === 0) return Object.freeze(entries);
+  if (bad.length === 0) {
+    context.addIssue({
+      code: 'custom',
+      message: `must name the proxies, not every address (${everyone.map((entry) => JSON.stringify(entry)).join(', ')} trusts any sender, as true would)`,
+    });
+    return z.NEVER;
+  }
   context.addIssue({
     code: 'custom',
     message: `must be false or the proxies' addresses or CIDR ranges, comma-separated (not ${bad.map((entry) => JSON.stringify(entry)).join(', ')})`,

@@ -136,6 +136,16 @@ describe('loadConfig', () => {
     },
   );
 
+  it.each(['0.0.0.0/0', '10.0.0.1, ::/0'])(
+    'refuses TRUST_PROXY=%s: a range of every address trusts any sender, as true would',
+    (value) => {
+      const everyone = value.split(',').at(-1)!.trim();
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(
+        `TRUST_PROXY=${JSON.stringify(value)}: must name the proxies, not every address (${JSON.stringify(everyone)} trusts any sender, as true would)`,
+      );
+    },
+  );
+
   it('limits requests without a key to 20 a minute and 200 a day per address unless told otherwise', () => {
     expect(loadConfig({}).anonymousLimits).toEqual({ perMinute: 20, perDay: 200 });
     expect(loadConfig({ ANONYMOUS_PER_MINUTE: '50', ANONYMOUS_PER_DAY: '500' }).anonymousLimits).toEqual({
