@@ -23,6 +23,9 @@ export class KeyRegistry {
    * looked up afresh every time, so revocations, rotations and bans apply as before.
    */
   #digests = new Map<string, string>();
+  /** The head read in flight, and the one queued after it (see `#headSinceNow`). */
+  #headRead: Promise<bigint | undefined> | undefined;
+  #nextHeadRead: Promise<bigint | undefined> | undefined;
 
   /** `headPosition`: the store's, for `authenticateCaughtUp`; without it, that is `authenticate`. */
   constructor(keys: ApiKeyReadModel, headPosition?: () => Promise<bigint | undefined>) {
@@ -64,7 +67,7 @@ export class KeyRegistry {
    */
   async authenticateCaughtUp(secret: string, nowMs: () => number): Promise<ApiKey | undefined> {
     if (this.#headPosition === undefined || !isWellFormedApiKey(secret)) return undefined;
-    const head = await this.#headPosition().catch(() => undefined);
+    const head = await this.#headSinceNow(this.#headPosition);
     if (head === undefined) return undefined;
     let timer: NodeJS.Timeout | undefined;
     const gaveUp = new Promise<void>((resolve) => {
@@ -76,6 +79,31 @@ export class KeyRegistry {
       clearTimeout(timer);
     }
     return this.authenticate(secret, nowMs());
+  }
+
+  /**
+   * The store's head, read after this call: requests with unknown keys share reads, so that a flood
+   * of them (a stale key retried, a guessing client) costs the store at most two reads at a time,
+   * not one each. A read already in flight may have begun before a key the caller holds was
+   * created, so the caller joins the read that starts once it ends, as does everyone arriving
+   * meanwhile. A store that cannot tell its head answers undefined.
+   */
+  #headSinceNow(headPosition: () => Promise<bigint | undefined>): Promise<bigint | undefined> {
+    const start = (): Promise<bigint | undefined> => {
+      const read = headPosition()
+        .catch(() => undefined)
+        .finally(() => {
+          if (this.#headRead === read) this.#headRead = undefined;
+        });
+      this.#headRead = read;
+      return read;
+    };
+    if (this.#headRead === undefined) return start();
+    this.#nextHeadRead ??= this.#headRead.then(() => {
+      this.#nextHeadRead = undefined;
+      return start();
+    });
+    return this.#nextHeadRead;
   }
 
   /** The current state of a key (it may have been re-planned or banned since authentication). */
