@@ -25,6 +25,7 @@ import { timeTravelQueries } from './queries/time-travel.ts';
 import { getPetQuery } from './queries/get-pet.ts';
 import { listPetsQuery } from './queries/list-pets.ts';
 import { petChangeQueries } from './queries/pet-changes.ts';
+import { Turns } from './turns.ts';
 
 export type { RequestContext } from '../shared/context.ts';
 export type { CreatePetOptions, CreatePetResult } from './commands/create-pet.ts';
@@ -79,7 +80,9 @@ export function createApplication(deps: ApplicationDependencies) {
     ...deps.orders,
     waitFor: (position) => readYourWrites(deps.orders.waitFor(position), logger),
   };
-  const orderStreams = { store, orders, pets, clock };
+  // Changes to one pet (its own, and its orders') take turns in this process, rather than race.
+  const petTurns = new Turns<number>();
+  const orderStreams = { store, orders, pets, clock, petTurns };
   const positions = consistency({
     store,
     progress: deps.progress,
@@ -92,8 +95,8 @@ export function createApplication(deps: ApplicationDependencies) {
     clock,
     idempotencyKeyTtlMs: config.idempotencyKeyTtlMs,
   });
-  const updatePet = updatePetCommand({ store, readModel: pets, clock });
-  const removePet = removePetCommand({ store, readModel: pets, clock });
+  const updatePet = updatePetCommand({ store, readModel: pets, clock, petTurns });
+  const removePet = removePetCommand({ store, readModel: pets, clock, petTurns });
   const placeOrder = placeOrderCommand({
     ...orderStreams,
     nextOrderId: () => orderIds.nextId(),

@@ -8,6 +8,7 @@ import { systemClock } from '../../src/shared/context.ts';
 import { PreconditionFailedError } from '../../src/shared/errors.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { storeWith } from '../support/store-with.ts';
+import { Turns } from '../../src/application/turns.ts';
 
 /**
  * Another process's write reaches this process's read models a moment later (`--workers`, or two
@@ -65,6 +66,7 @@ describe('changing a pet on a read model that is behind', () => {
       store: t.store,
       readModel: petsBehind(pet),
       clock: systemClock,
+      petTurns: new Turns(),
     });
     await expect(updatePet(pet.id, { name: 'Rex' }, context, { expectedVersions: [0] })).rejects.toThrow(
       PreconditionFailedError,
@@ -78,6 +80,7 @@ describe('changing a pet on a read model that is behind', () => {
       store: t.store,
       readModel: petsBehind(pet),
       clock: systemClock,
+      petTurns: new Turns(),
     });
     await expect(updatePet(pet.id, { status: 'available' }, context)).rejects.toMatchObject({
       code: 'pet_held_by_order',
@@ -93,6 +96,7 @@ describe('changing a pet on a read model that is behind', () => {
       store: t.store,
       readModel: petsBehind(held, order.id),
       clock: systemClock,
+      petTurns: new Turns(),
     });
     const { pet: after } = await updatePet(pet.id, { status: 'sold' }, context);
     expect([after?.status, after?.version]).toEqual(['sold', 3]);
@@ -111,6 +115,7 @@ describe('closing an order whose pet the read model has not seen held yet', () =
       orders: ordersWith(order),
       pets: petsBehind(pet),
       clock: systemClock,
+      petTurns: new Turns(),
     });
     const { order: closed } = await close(order.id, context);
     expect(closed.status).toBe(status);
@@ -125,6 +130,7 @@ describe('closing an order whose pet the read model has not seen held yet', () =
       orders: ordersWith(completed),
       pets: petsBehind(t.application.getPet(pet.id)),
       clock: systemClock,
+      petTurns: new Turns(),
     });
     await expect(close(order.id, context)).rejects.toMatchObject({ code: 'invalid_order_transition' });
   });
@@ -147,6 +153,7 @@ describe('closing an order whose pet the read model has not seen held yet', () =
       orders: ordersWith(order),
       pets: petsBehind(pet),
       clock: systemClock,
+      petTurns: new Turns(),
     });
     await expect(close(order.id, context)).rejects.toMatchObject({
       code: 'invalid_order_transition',

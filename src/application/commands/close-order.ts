@@ -54,7 +54,20 @@ type Decide = (
   now: Date,
 ) => ReturnType<typeof decideCompleteOrder> | ReturnType<typeof decideCancelOrder>;
 
+/** In the turn of the order's pet (an order's pet never changes): to the pet, closing is a change. */
 async function closeOrder(
+  deps: OrderStreamDependencies,
+  id: number,
+  context: RequestContext,
+  options: ChangeOptions,
+  decide: Decide,
+): Promise<CloseOrderResult> {
+  const petId = (await loadOrder(deps, id, false)).order?.petId;
+  const close = () => decideAndAppend(deps, id, context, options, decide);
+  return petId === undefined ? close() : deps.petTurns.take(petId, close);
+}
+
+async function decideAndAppend(
   deps: OrderStreamDependencies,
   id: number,
   context: RequestContext,

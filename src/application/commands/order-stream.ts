@@ -12,6 +12,7 @@ import { NotFoundError } from '../../shared/errors.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
 import type { EventStore, ExpectedRevision, StreamAppend } from '../ports/event-store.ts';
 import type { OrderReadModel, PetReadModel } from '../ports/read-models.ts';
+import type { Turns } from '../turns.ts';
 
 /**
  * Orders change two aggregates at once: every order decision appends its order's event and its
@@ -25,6 +26,8 @@ export type OrderStreamDependencies = {
   readonly orders: OrderReadModel;
   readonly pets: PetReadModel;
   readonly clock: Clock;
+  /** An order's change to its pet takes the pet's turn, as the pet's own changes do (see turns.ts). */
+  readonly petTurns: Turns<number>;
 };
 
 /** An order and the revision of its stream it reflects. */

@@ -12,6 +12,7 @@ import type { Clock, RequestContext } from '../../shared/context.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import type { PetReadModel } from '../ports/read-models.ts';
+import type { Turns } from '../turns.ts';
 
 /**
  * Changing a pet: load its state, decide, and append with the revision the decision was made on as
@@ -26,6 +27,8 @@ export type PetStreamDependencies = {
   readonly store: EventStore;
   readonly readModel: PetReadModel;
   readonly clock: Clock;
+  /** Changes to one pet take their turns in this process (see turns.ts). */
+  readonly petTurns: Turns<number>;
 };
 
 export type ChangeOptions = {
@@ -69,7 +72,17 @@ export type LoadedPet = { readonly state: PetState; readonly version: number | u
 
 const MAX_ATTEMPTS = 10;
 
-export async function changePet(
+export function changePet(
+  deps: PetStreamDependencies,
+  id: number,
+  context: RequestContext,
+  options: ChangeOptions,
+  decide: (state: PetState) => PetEvent[],
+): Promise<PetChangeResult> {
+  return deps.petTurns.take(id, () => decideAndAppend(deps, id, context, options, decide));
+}
+
+async function decideAndAppend(
   deps: PetStreamDependencies,
   id: number,
   context: RequestContext,

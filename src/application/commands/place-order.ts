@@ -53,7 +53,17 @@ export function placeOrderCommand(deps: PlaceOrderDependencies) {
   };
 }
 
-async function place(
+function place(
+  deps: PlaceOrderDependencies,
+  orderId: number,
+  order: NewOrder,
+  context: RequestContext,
+  claim?: StreamAppend,
+): Promise<{ order: VersionedOrder; position: bigint }> {
+  return deps.petTurns.take(order.petId, () => decideAndAppend(deps, orderId, order, context, claim));
+}
+
+async function decideAndAppend(
   deps: PlaceOrderDependencies,
   orderId: number,
   order: NewOrder,

@@ -80,3 +80,22 @@ describe('concurrent PATCHes with the same If-Match through two server processes
     expect(await race(clients, id)).toEqual(oneWinnerEachRound);
   });
 });
+
+describe('concurrent PATCHes without If-Match', () => {
+  let t: TestApp;
+  let client: Client;
+  beforeAll(async () => {
+    t = await startTestApp();
+    client = { url: await t.app.listen({ port: 0, host: '127.0.0.1' }) };
+  });
+  afterAll(() => t.close());
+
+  it('apply every one of 20 renames sent at once to one pet in one process, each on the pet as it is then', async () => {
+    const id = (await send(client, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).body.id as number;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => send(client, 'PATCH', `/v1/pets/${id}`, { name: `Name ${i}` })),
+    );
+    expect(answers.map((answer) => answer.status)).toEqual(Array<number>(20).fill(200));
+    expect(await t.store.readStream(`pet-${id}`)).toHaveLength(21);
+  });
+});
