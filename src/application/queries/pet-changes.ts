@@ -40,8 +40,12 @@ export function petChangeQueries(deps: {
       const from = await givenPosition(store, after, 'after');
       return (listener) => {
         // Both in one synchronous step: every change past `upTo` reaches the listener, none before.
+        // A read model behind `from` (another process gave it) applies changes the client had
+        // already: those are not heard again.
         const upTo = progress.checkpoint;
-        const unsubscribe = pets.onChange(listener);
+        const unsubscribe = pets.onChange((change) => {
+          if (change.position > from) listener(change);
+        });
         return { replayed: replay(store, from, upTo), unsubscribe };
       };
     },

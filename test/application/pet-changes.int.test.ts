@@ -1,0 +1,51 @@
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { PetChange, PetReadModel } from '../../src/application/ports/read-models.ts';
+import { petChangeQueries } from '../../src/application/queries/pet-changes.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+/**
+ * A subscription resumed on a process whose read model is behind the position the client sends
+ * (a position another process gave, `--workers`): the read model applies the events up to it only
+ * after the subscription starts, and the client has had those already.
+ */
+
+let t: TestApp;
+const context = { correlationId: 'test' };
+
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+/** A pet read model that applies changes on cue: the subscription reads nothing else of it. */
+function petsApplyingOnCue(): { pets: PetReadModel; apply(change: PetChange): void } {
+  const listeners = new Set<(change: PetChange) => void>();
+  const onChange = (listener: (change: PetChange) => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+  const pets = { onChange } as Pick<PetReadModel, 'onChange'> as PetReadModel;
+  return { pets, apply: (change) => listeners.forEach((listener) => listener(change)) };
+}
+
+it('delivers no change at or before the resume position that the read model applies after it started', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1 }, context);
+  const created = (await t.store.headPosition())!;
+  const renamed = await t.application.updatePet(pet.id, { name: 'Max' }, context);
+  const { pets, apply } = petsApplyingOnCue();
+  const { resumePetChanges } = petChangeQueries({
+    store: t.store,
+    pets,
+    progress: { checkpoint: created, waitFor: () => Promise.resolve() },
+  });
+  const delivered: PetChange[] = [];
+  const start = await resumePetChanges(String(renamed.position));
+  const { replayed, unsubscribe } = start((change) => delivered.push(change));
+  for await (const change of replayed) delivered.push(change);
+  apply({ type: 'updated', pet: { ...pet, name: 'Max', version: 1 }, position: renamed.position! });
+  apply({ type: 'removed', id: pet.id, version: 2, position: renamed.position! + 1n });
+  unsubscribe();
+  expect(delivered).toEqual([{ type: 'removed', id: pet.id, version: 2, position: renamed.position! + 1n }]);
+});
