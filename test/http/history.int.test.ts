@@ -238,6 +238,20 @@ describe('Order.history in GraphQL', () => {
 });
 
 describe('the after of a history', () => {
+  it('for an id no pet ever had is a 404 not_found, as without it', async () => {
+    const response = await service.send(auditor, 'GET', '/v1/pets/987654321/history?after=0');
+    expect([response.statusCode, response.json()]).toEqual([
+      404,
+      { code: 'not_found', message: 'No pet has the id 987654321.', status: 404 },
+    ]);
+  });
+
+  it('past the last revision of a pet’s stream is an empty page', async () => {
+    const id = await petWithAPast();
+    const response = await service.send(auditor, 'GET', `/v1/pets/${id}/history?after=3`);
+    expect([response.statusCode, response.json()]).toEqual([200, []]);
+  });
+
   it('past the largest revision is a 400 stating the range', async () => {
     const response = await service.send(auditor, 'GET', '/v1/pets/1/history?after=99999999999999999999');
     expect([response.statusCode, response.json()]).toEqual([

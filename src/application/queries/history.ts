@@ -29,7 +29,10 @@ export function historyQueries(deps: { readonly store: EventStore; readonly keys
     const after = validateRevisionCursor(query.after);
     const from = after === undefined ? 0n : BigInt(after) + 1n;
     const events = await deps.store.readStream(stream, { fromRevision: from, maxCount: limit + 1 });
-    if (events.length === 0 && after === undefined) throw new NotFoundError(`No ${what}.`);
+    // Past a stream's last revision a page is empty; a stream that does not exist is a 404, cursor or not.
+    if (events.length === 0 && (after === undefined || !(await exists(deps.store, stream)))) {
+      throw new NotFoundError(`No ${what}.`);
+    }
     const page = events.slice(0, limit).map((event) => entry(event, deps.keys));
     const last = page.at(-1);
     return events.length > limit && last !== undefined
@@ -53,6 +56,10 @@ export function historyQueries(deps: { readonly store: EventStore; readonly keys
 export function entry(event: RecordedEvent, keys: Pick<ApiKeyReadModel, 'byId'>): HistoryEntry {
   const { stream: _stream, ...rest } = auditEvent(event, keys);
   return rest;
+}
+
+async function exists(store: EventStore, stream: string): Promise<boolean> {
+  return (await store.readStream(stream, { maxCount: 1 })).length > 0;
 }
 
 function validateRevisionCursor(after: number | undefined): number | undefined {
