@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Projection } from '../../projections/projection.ts';
 
 /** Where two snapshot images first differ: a path into the parts, and each side's value there. */
 export type Difference = { readonly path: string; readonly expected: string; readonly actual: string };
@@ -28,6 +29,23 @@ export async function compareParts(
   return extra.done === true
     ? undefined
     : { path: `[${index}]`, expected: 'nothing', actual: describe(extra.value) };
+}
+
+/**
+ * Compares a fresh fold with a snapshot file's parts. A file that earlier code wrote may hold the
+ * same state in another order (the pet list's pets in the order they were created, which several
+ * processes interleave, before snapshots listed them by id): when the parts differ, what a start
+ * makes of the file (read, then written again by this code) is compared in their place, so that
+ * only a difference a start would serve is named. `fold` is the fold's parts twice, both taken at
+ * its checkpoint (the fold may move on while they are compared).
+ */
+export async function compareWithFile<State>(
+  projection: Pick<Projection<State>, 'toSnapshot' | 'fromSnapshot'>,
+  fold: readonly [Iterable<unknown>, Iterable<unknown>],
+  file: Iterable<unknown>,
+): Promise<Difference | undefined> {
+  if ((await compareParts(fold[0], file)) === undefined) return undefined;
+  return compareParts(fold[1], projection.toSnapshot(projection.fromSnapshot(file)));
 }
 
 /** The first path at which two JSON values differ (object keys in either's order, then arrays by index). */

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore } from '../application/ports/event-store.ts';
 import type { ProjectionStatus, VerifyReport } from '../application/ports/read-models.ts';
-import { compareParts } from './compare-parts.ts';
+import { compareWithFile } from './compare-parts.ts';
 import { type FoldProgress, foldBeside } from './fold-beside.ts';
 import { projectionStatus, snapshotToCompare } from './operations.ts';
 import { eventIdAt, ReadModel, snapshotRefusal } from './read-model.ts';
@@ -100,7 +100,12 @@ export async function verifyOffline<State>(
     live: restored,
     waitFor: async () => {},
     logger,
-    caughtUp: (fresh) => compareParts(projection.toSnapshot(fresh.state), stored.parts),
+    caughtUp: (fresh) =>
+      compareWithFile(
+        projection,
+        [projection.toSnapshot(fresh.state), projection.toSnapshot(fresh.state)],
+        stored.parts,
+      ),
   });
   const checkpoint = stored.checkpoint.toString();
   return report(

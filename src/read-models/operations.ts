@@ -8,7 +8,7 @@ import type {
   VerifyReport,
 } from '../application/ports/read-models.ts';
 import { NotFoundError } from '../shared/errors.ts';
-import { compareParts } from './compare-parts.ts';
+import { compareParts, compareWithFile, type Difference } from './compare-parts.ts';
 import { foldBeside } from './fold-beside.ts';
 import { eventIdAt, madeFromThisStore, type ReadModel } from './read-model.ts';
 import type { ProjectionGroup } from './runner.ts';
@@ -137,12 +137,17 @@ async function verifyLive(deps: OperationsDependencies, live: ReadModel<unknown>
     ...('parts' in stored && {
       stopover: {
         position: stored.checkpoint,
-        reached: (fresh) =>
-          (snapshot = compared(projection.toSnapshot(fresh.state), stored.parts, fresh.checkpoint)),
+        reached: (fresh) => {
+          const fold = [projection.toSnapshot(fresh.state), projection.toSnapshot(fresh.state)] as const;
+          snapshot = compared(compareWithFile(projection, fold, stored.parts), fresh.checkpoint);
+        },
       },
     }),
     caughtUp: (fresh) =>
-      compared(projection.toSnapshot(fresh.state), projection.toSnapshot(live.state), fresh.checkpoint),
+      compared(
+        compareParts(projection.toSnapshot(fresh.state), projection.toSnapshot(live.state)),
+        fresh.checkpoint,
+      ),
   });
   return {
     name: projection.name,
@@ -185,12 +190,11 @@ export async function snapshotToCompare(
 }
 
 async function compared(
-  expected: Iterable<unknown>,
-  actual: Iterable<unknown>,
+  comparison: Promise<Difference | undefined>,
   checkpoint: bigint | undefined,
 ): Promise<Comparison> {
   const at = checkpoint?.toString() ?? null;
-  const difference = await compareParts(expected, actual);
+  const difference = await comparison;
   return difference === undefined
     ? { result: 'same', checkpoint: at }
     : { result: 'different', checkpoint: at, ...difference };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { petListProjection } from '../../projections/pet-list.ts';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
@@ -169,7 +170,45 @@ describe('the offline status (petstore projections status without --url)', () =>
   });
 });
 
+/** PetCreated for pet `id` in its stream; resolves the event's position and id. */
+async function petCreated(id: number): Promise<{ position: bigint; eventId: string }> {
+  const eventId = randomUUID();
+  const metadata = { eventId, occurredAt: new Date().toISOString(), correlationId: 'c', schemaVersion: 1 };
+  const data = { id, name: `Pet ${id}`, categoryId: 1, status: 'available' };
+  const { position } = await store.appendToStream(`pet-${id}`, [{ type: 'PetCreated', data, metadata }]);
+  return { position, eventId };
+}
+
 describe('verification', () => {
+  it('finds a pet list snapshot that earlier code wrote in creation order the same as a fresh fold', async () => {
+    await petCreated(1001); // two processes' blocks: 2001 was created before 1002
+    await petCreated(2001);
+    const last = await petCreated(1002);
+    const columns = {
+      names: ['Pet 1001', 'Pet 2001', 'Pet 1002'],
+      categoryIds: [1, 1, 1],
+      statuses: [0, 0, 0],
+    };
+    await snapshots.save(
+      {
+        projection: 'pet-list',
+        version: 4,
+        checkpoint: String(last.position),
+        checkpointEventId: last.eventId,
+      },
+      [
+        { ids: [1001, 2001, 1002], ...columns, versions: [0, 0, 0] },
+        { removed: [], heldBy: [] },
+      ],
+    );
+    const group = new ProjectionGroup({ store, snapshots, logger });
+    group.add(petListProjection);
+    await group.start();
+    const operations = readModelOperations({ group, store, snapshots, logger });
+    expect((await operations.verify('pet-list')).snapshot).toEqual({ result: 'same', checkpoint: '3' });
+    await group.stop();
+  });
+
   it('finds the live read model and the snapshot the same as a fresh fold', async () => {
     await append('A', 'B');
     await (await started(recording(1))).group.stop(); // a snapshot at B
