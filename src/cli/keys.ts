@@ -155,7 +155,8 @@ async function printKeys(store: EventStore, json: boolean): Promise<void> {
       key.plan,
       String(key.limits.perMinute),
       String(key.limits.perDay),
-      key.scopes?.join(',') ?? '(default, given at the next start)',
+      // A key issued before keys had scopes gets the default ones at the next start, unless revoked.
+      key.scopes?.join(',') ?? (key.revoked ? '-' : '(default, given at the next start)'),
       key.issuedAt,
       status(key, now),
     ]);

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { petstoreKeys } from '../support/cli.ts';
+import { openDataDirStore } from '../support/seed-store.ts';
 import { type ServerProcess, startServerProcess } from '../support/server-process.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -91,6 +93,33 @@ it('lists keys with their plan, scopes and status, never their secret or its has
   ]);
   expect(stdout).not.toContain(secret.slice(4));
   expect((await keys('list', '--json')).stdout).not.toContain('secretHash');
+});
+
+it('lists a key revoked before keys had scopes without scopes, not as one a start will give them', async () => {
+  const store = openDataDirStore(temp.dir);
+  const metadata = () => ({
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    schemaVersion: 1,
+  });
+  const keyId = 'key_00000000000000aa';
+  const limits = { perMinute: 60, perDay: 1000 };
+  const issued = {
+    keyId,
+    name: 'early',
+    plan: 'free',
+    limits,
+    secretHash: 'x',
+    issuedAt: '2026-11-22T06:00:00.000Z',
+  };
+  await store.appendToStream(`apikey-${keyId}`, [
+    { type: 'ApiKeyIssued', data: issued, metadata: metadata() },
+    { type: 'ApiKeyRevoked', data: { keyId, revokedAt: '2026-11-22T07:00:00.000Z' }, metadata: metadata() },
+  ]);
+  await store.close();
+  const line = (await keys('list')).stdout.split('\n').find((row) => row.includes(keyId))!;
+  expect(line.split(/\s{2,}/).slice(5)).toEqual(['-', '2026-11-22T06:00:00.000Z', 'revoked']);
 });
 
 it('issues a key with the scopes and expiry asked for, which the server then honours', async () => {
