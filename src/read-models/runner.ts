@@ -5,7 +5,7 @@ import type { RebuildStatus } from '../application/ports/read-models.ts';
 import { eventIdAt, ReadModel } from './read-model.ts';
 import { Rebuild } from './rebuild.ts';
 import { RetriedFailureLog } from './retried-failure-log.ts';
-import type { SnapshotStore } from './snapshot-file.ts';
+import { isFirstFormatSnapshot, type SnapshotStore } from './snapshot-file.ts';
 
 export type ProjectionGroupOptions = {
   readonly store: EventStore;
@@ -61,7 +61,14 @@ export class ProjectionGroup {
    */
   async start(): Promise<void> {
     const { snapshots, logger } = this.#options;
-    const leftovers = (await snapshots?.removeLeftovers()) ?? [];
+    const removed = (await snapshots?.removeLeftovers()) ?? [];
+    const firstFormat = removed.filter(isFirstFormatSnapshot);
+    const leftovers = removed.filter((name) => !isFirstFormatSnapshot(name));
+    if (firstFormat.length > 0)
+      logger.warn(
+        { files: firstFormat },
+        'removed snapshots of the first format, which this code does not read',
+      );
     if (leftovers.length > 0)
       logger.warn({ files: leftovers }, 'removed what interrupted snapshot writes left');
     const head = await this.#options.store.headPosition();

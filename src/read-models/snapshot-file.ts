@@ -40,6 +40,9 @@ const STALE_TEMPORARY_MS = 3600_000;
 /** Files of the first format (plain JSON, no checksum), replaced by this one. */
 const LEGACY = /\.snapshot\.json$/;
 
+/** Whether a file `removeLeftovers` removed was a snapshot of the first format, not a temporary file. */
+export const isFirstFormatSnapshot = (name: string): boolean => LEGACY.test(name);
+
 /** Snapshots as files in a directory, one per projection, replaced atomically (write, then rename). */
 export function snapshotDirectory(dir: string): SnapshotStore {
   const fileOf = (projection: string) => path.join(dir, `${projection}.snapshot`);

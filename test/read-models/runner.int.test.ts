@@ -311,6 +311,26 @@ describe('read models that meet trouble', () => {
     await r.stop();
   });
 
+  it('logs a snapshot of the first format it removes at start as such, not as what an interrupted write left', async () => {
+    mkdirSync(path.join(temp.dir, 'snapshots'), { recursive: true });
+    writeFileSync(path.join(temp.dir, 'snapshots', 'counting.snapshot.json'), '{"projection":"counting"}');
+    const captured = capturedLogger('warn');
+    const r = new ProjectionRunner({
+      store,
+      projection: countingProjection(1),
+      snapshots,
+      logger: captured.logger,
+    });
+    await r.start();
+    expect(captured.lines.map(({ msg, files }) => ({ msg, files }))).toEqual([
+      {
+        msg: 'removed snapshots of the first format, which this code does not read',
+        files: ['counting.snapshot.json'],
+      },
+    ]);
+    await r.stop();
+  });
+
   it('removes at start the temporary file an interrupted snapshot write left', async () => {
     mkdirSync(path.join(temp.dir, 'snapshots'), { recursive: true });
     const leftover = path.join(temp.dir, 'snapshots', `counting.snapshot.${process.pid}.12345678.tmp`);
