@@ -7,7 +7,35 @@ import {
   LIST_LIMIT_MAX,
   LIST_LIMIT_MIN,
 } from '../../src/application/queries/list-pets.ts';
-import { openApiDocument } from '../support/openapi.ts';
+import { openApiDocument, resolveRef } from '../support/openapi.ts';
+
+type Json = Record<string, unknown>;
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
+
+/** Every response the document promises, as "METHOD path status" with its header names. */
+function documentedResponses(): { response: string; path: string; headers: string[] }[] {
+  return Object.entries(openApiDocument.paths as unknown as Record<string, Record<string, Json>>).flatMap(
+    ([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .flatMap(([method, operation]) =>
+          Object.entries(operation.responses as Record<string, Json>).map(([status, response]) => ({
+            response: `${method.toUpperCase()} ${path} ${status}`,
+            path,
+            headers: Object.keys(resolveRef(response).headers ?? {}),
+          })),
+        ),
+  );
+}
+
+const RATE_LIMIT_HEADERS = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+];
 
 describe('schema/openapi.json', () => {
   it('is a valid OpenAPI 3.1 document', async () => {
@@ -32,5 +60,13 @@ describe('schema/openapi.json', () => {
       LIST_LIMIT_MAX,
       LIST_LIMIT_DEFAULT,
     ]);
+  });
+
+  it('documents the rate-limit headers on every response of every limited operation, errors included', () => {
+    const lacking = documentedResponses()
+      .filter(({ path }) => !path.startsWith('/health'))
+      .filter(({ headers }) => RATE_LIMIT_HEADERS.some((name) => !headers.includes(name)))
+      .map(({ response }) => response);
+    expect(lacking).toEqual([]);
   });
 });

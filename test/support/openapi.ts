@@ -19,7 +19,7 @@ function pointer(...segments: string[]): string {
   return segments.map((s) => s.replaceAll('~', '~0').replaceAll('/', '~1')).join('/');
 }
 
-function resolve(node: Json): Json {
+export function resolveRef(node: Json): Json {
   const ref = node.$ref;
   if (typeof ref !== 'string') return node;
   const target = ref
@@ -29,7 +29,7 @@ function resolve(node: Json): Json {
       (value, key) => (value as Json)[key.replaceAll('~1', '/').replaceAll('~0', '~')],
       document,
     );
-  return resolve(target as Json);
+  return resolveRef(target as Json);
 }
 
 export type ResponseLike = { statusCode: number; body: string; headers: Record<string, unknown> };
@@ -44,7 +44,7 @@ export function openApiMismatches(method: string, pathTemplate: string, response
   const documented = responses[String(response.statusCode)];
   if (documented === undefined)
     return [`status ${response.statusCode} is not documented for ${method} ${pathTemplate}`];
-  const resolved = resolve(documented);
+  const resolved = resolveRef(documented);
   const problems: string[] = [];
   const contentType = String(response.headers['content-type'] ?? '');
   if (!contentType.startsWith('application/json')) problems.push(`content-type is ${contentType}`);
@@ -55,7 +55,7 @@ export function openApiMismatches(method: string, pathTemplate: string, response
   if (validate === undefined) return [...problems, `no schema at ${refToSchema}`];
   if (!validate(JSON.parse(response.body))) problems.push(ajv.errorsText(validate.errors));
   for (const [name, header] of Object.entries((resolved.headers ?? {}) as Record<string, Json>)) {
-    const schema = resolve((resolve(header).schema ?? {}) as Json);
+    const schema = resolveRef((resolveRef(header).schema ?? {}) as Json);
     if ('const' in schema && response.headers[name.toLowerCase()] !== schema.const) {
       problems.push(
         `header ${name} is ${String(response.headers[name.toLowerCase()])}, not ${String(schema.const)}`,
