@@ -69,4 +69,11 @@ describe('schema/openapi.json', () => {
       .map(({ response }) => response);
     expect(lacking).toEqual([]);
   });
+
+  it('documents X-Request-Id on every response', () => {
+    const lacking = documentedResponses()
+      .filter(({ headers }) => !headers.includes('X-Request-Id'))
+      .map(({ response }) => response);
+    expect(lacking).toEqual([]);
+  });
 });
