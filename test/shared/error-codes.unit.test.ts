@@ -6,6 +6,18 @@ import { ERROR_CODES } from '../../src/shared/errors.ts';
 import { openApiDocument } from '../support/openapi.ts';
 
 const SDL = readFileSync(path.resolve(import.meta.dirname, '../../schema/schema.graphql'), 'utf8');
+const README = readFileSync(path.resolve(import.meta.dirname, '../../README.md'), 'utf8');
+
+/** The codes named in the code column of the README's table of errors. */
+function readmeErrorTableCodes(): string[] {
+  const table = README.slice(
+    README.indexOf('| status | code '),
+    README.indexOf('Every response carries an `X-Request-Id`'),
+  );
+  return table
+    .split('\n')
+    .flatMap((row) => [...(row.split('|')[2] ?? '').matchAll(/`([a-z_]+)`/g)].map((match) => match[1]!));
+}
 
 describe('the closed set of error codes', () => {
   it('is exactly what the OpenAPI document lists for the Error body', () => {
@@ -15,6 +27,10 @@ describe('the closed set of error codes', () => {
   it('is exactly what the committed GraphQL schema lists as ErrorCode', () => {
     const enumType = buildSchema(SDL).getType('ErrorCode') as GraphQLEnumType;
     expect(enumType.getValues().map((value) => value.name)).toEqual([...ERROR_CODES].sort());
+  });
+
+  it("is exactly what the README's table of errors names", () => {
+    expect(readmeErrorTableCodes().sort()).toEqual([...ERROR_CODES].sort());
   });
 
   it('holds no code twice', () => {
