@@ -51,4 +51,14 @@ describe('README.md', () => {
     );
     expect(operations.match(/^### .+$/gm)).toEqual(['### Metrics', '### Health', '### Tracing', '### Logs']);
   });
+
+  it('answers the versioning questions the contract leaves "not shown"', () => {
+    const versions = README.slice(
+      README.indexOf('\n### Versions, addresses and compatibility\n'),
+      README.indexOf('<!-- section:store -->'),
+    );
+    expect(versions).toMatch(/^\n### Versions, addresses and compatibility\n/);
+    for (const topic of ['staging', 'compatibility policy', 'stability marker', 'test panel', 'category'])
+      expect(versions.toLowerCase().replaceAll(/\s+/g, ' ')).toContain(topic);
+  });
 });
