@@ -76,4 +76,12 @@ describe('schema/openapi.json', () => {
       .map(({ response }) => response);
     expect(lacking).toEqual([]);
   });
+
+  it('documents the deprecation headers on every response of GET /pets/{petId}', () => {
+    const lacking = documentedResponses()
+      .filter(({ response }) => response.startsWith('GET /pets/{petId} '))
+      .filter(({ headers }) => ['Deprecation', 'Sunset', 'Link'].some((name) => !headers.includes(name)))
+      .map(({ response }) => response);
+    expect(lacking).toEqual([]);
+  });
 });
