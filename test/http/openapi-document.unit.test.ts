@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
 import { MAX_PET_ID, PET_STATUSES } from '../../src/domain/pets.ts';
@@ -83,5 +85,17 @@ describe('schema/openapi.json', () => {
       .filter(({ headers }) => ['Deprecation', 'Sunset', 'Link'].some((name) => !headers.includes(name)))
       .map(({ response }) => response);
     expect(lacking).toEqual([]);
+  });
+
+  it('holds no number that parsing rounds, so the document served is the one committed', () => {
+    const text = readFileSync(path.resolve(import.meta.dirname, '../../schema/openapi.json'), 'utf8');
+    const rounded: string[] = [];
+    JSON.parse(text, (_key, value: unknown, context?: { source?: string }) => {
+      const source = context?.source;
+      if (typeof value === 'number' && source !== undefined && /^-?\d+$/.test(source))
+        if (BigInt(source) !== BigInt(value)) rounded.push(source);
+      return value;
+    });
+    expect(rounded).toEqual([]);
   });
 });
