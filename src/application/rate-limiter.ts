@@ -30,9 +30,20 @@ export class RateLimiter {
     this.#public = windows(store, 'public');
   }
 
-  /** Counts `points` requests against the key's plan (GraphQL batching is off: one request is one operation). */
-  limitKey(key: ApiKey, nowMs: number, points = 1): MaybePromise<RateStatus> {
-    return count(this.#keys, key.keyId, key.limits, nowMs, points);
+  /** Counts one request against the key's plan (GraphQL batching is off: one request is one operation). */
+  limitKey(key: ApiKey, nowMs: number): MaybePromise<RateStatus> {
+    return count(this.#keys, key.keyId, key.limits, nowMs, 1);
+  }
+
+  /**
+   * Counts `points` more requests for a request `limitKey` counted already (a GraphQL document's
+   * further mutation fields). Refused, they are all taken back, from both windows: the request has
+   * counted once, as every refused request does, and the budget it would have overrun stays for
+   * requests that fit. A key past its limit is refused by `limitKey` first, which is what counts
+   * towards a ban.
+   */
+  limitKeyFurther(key: ApiKey, nowMs: number, points: number): MaybePromise<RateStatus> {
+    return count(this.#keys, key.keyId, key.limits, nowMs, points, 'further');
   }
 
   limitAnonymous(address: string, nowMs: number): MaybePromise<RateStatus> {
@@ -51,7 +62,8 @@ function windows(store: CounterStore, name: string): Windows {
 /**
  * Counts in both windows at once (with Redis, the two calls overlap instead of following each
  * other; in memory, both answer at once and so does this). A request the minute window refuses is
- * then taken back from the day, so that it does not use up the day.
+ * then taken back from the day, so that it does not use up the day; further points (see
+ * `limitKeyFurther`) that either window refuses are taken back from both.
  */
 function count(
   windows: Windows,
@@ -59,14 +71,16 @@ function count(
   limits: Limits,
   nowMs: number,
   points: number,
+  further?: 'further',
 ): MaybePromise<RateStatus> {
   const minute = windows.minute.consume(subject, nowMs, points, limits.perMinute);
   const day = windows.day.consume(subject, nowMs, points, limits.perDay);
-  if (!isPromise(minute) && !isPromise(day))
-    return decide(windows, subject, limits, nowMs, points, minute, day);
-  return Promise.all([minute, day]).then(([minuteCount, dayCount]) =>
-    decide(windows, subject, limits, nowMs, points, minuteCount, dayCount),
-  );
+  const decided = (minuteCount: number, dayCount: number) =>
+    further === undefined
+      ? decide(windows, subject, limits, nowMs, points, minuteCount, dayCount)
+      : decideFurther(windows, subject, limits, nowMs, points, minuteCount, dayCount);
+  if (!isPromise(minute) && !isPromise(day)) return decided(minute, day);
+  return Promise.all([minute, day]).then(([minuteCount, dayCount]) => decided(minuteCount, dayCount));
 }
 
 function decide(
@@ -82,4 +96,24 @@ function decide(
   return andThen(windows.day.refund(subject, nowMs, points), () =>
     decideRate(nowMs, limits, minute, undefined),
   );
+}
+
+function decideFurther(
+  windows: Windows,
+  subject: string,
+  limits: Limits,
+  nowMs: number,
+  points: number,
+  minute: number,
+  day: number,
+): MaybePromise<RateStatus> {
+  const status = decideRate(nowMs, limits, minute, minute > limits.perMinute ? undefined : day);
+  if (status.allowed) return status;
+  const takenBack: RateStatus = {
+    ...status,
+    remaining: Math.max(0, points - status.overLimitBy),
+    overLimitBy: 0,
+  };
+  const refunds = [windows.minute.refund(subject, nowMs, points), windows.day.refund(subject, nowMs, points)];
+  return refunds.some(isPromise) ? Promise.all(refunds).then(() => takenBack) : takenBack;
 }

@@ -105,8 +105,10 @@ export function secondsUntil(nowMs: number, untilMs: number): number {
   return Math.max(1, Math.ceil((untilMs - nowMs) / 1000));
 }
 
-/** True for exactly the one request that takes a key past the ban threshold in a window. */
-export function crossesBanThreshold(status: RateStatus, points = 1): boolean {
-  const threshold = REJECTED_REQUESTS_BEFORE_BAN + 1;
-  return status.overLimitBy >= threshold && status.overLimitBy - points < threshold;
+/**
+ * True for exactly the one request that takes a key past the ban threshold in a window (a refused
+ * request counts one, whatever its points: see the rate limiter).
+ */
+export function crossesBanThreshold(status: RateStatus): boolean {
+  return status.overLimitBy === REJECTED_REQUESTS_BEFORE_BAN + 1;
 }

@@ -47,7 +47,8 @@ declare module 'fastify' {
     /**
      * Counts `points` more requests against the request's key (a GraphQL document with several
      * mutation fields counts once per field): sets the rate-limit headers again, and throws, or
-     * rejects, with the guard's 429 when they go over the limit. Nothing behind the open guard.
+     * rejects, with the guard's 429 when they go over the limit, having taken them back (the
+     * request counted once, as a refused one does). Nothing behind the open guard.
      */
     consumeRateLimit(points: number): MaybePromise<void>;
   }
@@ -116,15 +117,17 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   // Every step below is synchronous while the counters are in memory, and only then asynchronous
   // when they are in Redis: on the embedded default, a request passes the guard without a promise.
 
-  function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number, points = 1) {
+  /** Counts the request, or `points` further requests for it (GraphQL's mutation fields past the first). */
+  function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number, points = 0) {
     if (isBanned(key, nowMs)) {
       decided('banned', key.plan);
       throw banned(reply, key, nowMs);
     }
-    return andThen(limiter.limitKey(key, nowMs, points), (status): MaybePromise<void> => {
+    const counted = points === 0 ? limiter.limitKey(key, nowMs) : limiter.limitKeyFurther(key, nowMs, points);
+    return andThen(counted, (status): MaybePromise<void> => {
       setRateLimitHeaders(reply, status, nowMs);
       if (status.allowed) return decided('allowed', key.plan);
-      if (crossesBanThreshold(status, points)) return ban(request, reply, key, nowMs, status);
+      if (crossesBanThreshold(status)) return ban(request, reply, key, nowMs, status);
       decided('limited', key.plan);
       throw new RateLimitedError(status.retryAfter);
     });

@@ -34,6 +34,26 @@ it('does not use up the day with a request the minute window refused', async () 
   expect([status.allowed, status.limit, status.remaining]).toEqual([true, 4, 1]);
 });
 
+it('takes back every point of a refused further charge: the budget it would have overrun stays for requests that fit', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(5, 100);
+  await limiter.limitKey(key, NOW);
+  const refused = await limiter.limitKeyFurther(key, NOW, 9);
+  expect([refused.allowed, refused.remaining, refused.overLimitBy]).toEqual([false, 4, 0]);
+  const next = [];
+  for (let i = 0; i < 5; i++) next.push((await limiter.limitKey(key, NOW)).allowed);
+  expect(next).toEqual([true, true, true, true, false]);
+});
+
+it('takes back a further charge the day refused, from the day and the minute', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(50, 8);
+  await limiter.limitKey(key, NOW);
+  expect((await limiter.limitKeyFurther(key, NOW, 8)).window).toBe('day');
+  const status = await limiter.limitKey(key, NOW);
+  expect([status.allowed, status.window, status.remaining]).toEqual([true, 'day', 6]);
+});
+
 it('counts the minute and the day at the same time, not one after the other', async () => {
   const started: string[] = [];
   let release!: () => void;

@@ -70,10 +70,6 @@ it('crosses the ban threshold on the 11th request past the limit only', () => {
   expect([10, 11, 12].map((by) => crossesBanThreshold(over(by)))).toEqual([false, true, false]);
 });
 
-it('crosses the ban threshold once for a batch that jumps over it', () => {
-  expect(crossesBanThreshold(decideRate(NOW, FREE, 75, undefined), 20)).toBe(true);
-});
-
 it('numbers clock-aligned windows, and a window ends where the next one starts', () => {
   expect(windowIndex(NOW, MINUTE_MS)).toBe(Math.floor(NOW / 60_000));
   expect(windowEnd(NOW, MINUTE_MS)).toBe(MINUTE_END);

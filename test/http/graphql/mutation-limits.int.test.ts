@@ -93,4 +93,13 @@ describe('mutation fields and the rate limit', () => {
     expect(response.headers['retry-after']).toBe('55');
     expect(petCount()).toBe(55);
   });
+
+  it('leaves the budget a refused document would have overrun to one that fits: the refusal counts one request', async () => {
+    for (let i = 0; i < 5; i++) await send({ query: `mutation { ${aliases(10).map(create).join(' ')} }` });
+    await send({ query: `mutation { ${aliases(5).map(create).join(' ')} }` });
+    expect((await send({ query: `mutation { ${aliases(10).map(create).join(' ')} }` })).statusCode).toBe(429);
+    const fits = await send({ query: `mutation { ${aliases(4).map(create).join(' ')} }` });
+    expect([fits.statusCode, fits.headers['x-ratelimit-remaining']]).toEqual([200, '0']);
+    expect(petCount()).toBe(59);
+  });
 });
