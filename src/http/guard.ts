@@ -229,10 +229,15 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   return fp(
     async (app) => {
       app.decorateRequest('apiKey', null);
-      // The key as it is now, not as it was when the request arrived: a subscription's fields are
-      // checked when each event comes, and GraphQL's scope checks remember their first answer.
+      // The key's scopes as they are now, not as they were when the request arrived: a
+      // subscription's fields are checked when each event comes, and GraphQL's scope checks
+      // remember their first answer. Only its scopes: a key revoked, expired or banned since is a
+      // stream's watch's to end (before the next event); a request it let in is answered, rather
+      // than its later fields refused for a scope the key has.
       app.decorateRequest('hasScope', function hasScope(this: FastifyRequest, scope: Scope) {
-        if (this.apiKey === null || accessWithdrawn(this, [scope]) !== undefined) return false;
+        if (this.apiKey === null) return false;
+        const key = keys.authenticate(bearerToken(this.headers.authorization) ?? '', clock.nowMs());
+        if (!grants((key ?? this.apiKey).scopes, scope)) return false;
         (this.scopesRelied ??= new Set()).add(scope);
         return true;
       });

@@ -170,6 +170,31 @@ describe('expiry', () => {
     );
     expect(openApiMismatches('GET', '/pets', response)).toEqual([]);
   });
+  it('answers a GraphQL request it let in though the key expires while it runs: no field is refused for a scope the key has', async () => {
+    const app = await start();
+    const { secret } = await app.issueKey({
+      plan: 'free',
+      scopes: ['pets:read', 'pets:write', 'orders:write'],
+      expiresAt: new Date(START + 60_000),
+    });
+    // The key expires while the first mutation is decided (the first reading of the date).
+    const now = clock.now;
+    clock.now = () => {
+      clock.now = now;
+      const at = now();
+      clock.advance(60_000);
+      return at;
+    };
+    const response = await graphql(
+      secret,
+      'mutation { createPet(input: { name: "Rex", categoryId: 1, status: available }) { ... on Pet { name } } ' +
+        'placeOrder(input: { petId: 1 }) { __typename } }',
+    );
+    expect(response.json()).toMatchObject({
+      data: { createPet: { name: 'Rex' }, placeOrder: { __typename: 'Order' } },
+    });
+    expect(response.json().errors).toBeUndefined();
+  });
 });
 
 describe('rotation', () => {
