@@ -112,6 +112,20 @@ describe('pet-list projection', () => {
     expect(restored).toEqual(state);
   });
 
+  it('restores a pet a snapshot lists twice once, as its last record, in one status index', () => {
+    const restored = petListProjection.fromSnapshot([
+      {
+        ids: [1, 2, 2],
+        names: ['Rex', 'Tom', 'Tim'],
+        categoryIds: [1, 2, 2],
+        statuses: [0, 0, 2],
+        versions: [0, 0, 1],
+      },
+      { removed: [], heldBy: [] },
+    ]);
+    expect(lists(restored)).toEqual({ ids: [1, 2], available: [1], pending: [], sold: [2] });
+  });
+
   it('round-trips a catalogue of several parts', () => {
     const many = Array.from({ length: 10_000 }, (_, i) =>
       created({ id: i + 1, name: `Pet ${i + 1}`, categoryId: 1 }),
