@@ -32,7 +32,14 @@ export class RateLimiter {
 
   /** Counts one request against the key's plan (GraphQL batching is off: one request is one operation). */
   limitKey(key: ApiKey, nowMs: number): MaybePromise<RateStatus> {
-    return count(this.#keys, key.keyId, key.limits, nowMs, 1);
+    return count({
+      windows: this.#keys,
+      subject: key.keyId,
+      limits: key.limits,
+      nowMs,
+      points: 1,
+      further: false,
+    });
   }
 
   /**
@@ -43,15 +50,27 @@ export class RateLimiter {
    * towards a ban.
    */
   limitKeyFurther(key: ApiKey, nowMs: number, points: number): MaybePromise<RateStatus> {
-    return count(this.#keys, key.keyId, key.limits, nowMs, points, 'further');
+    return count({
+      windows: this.#keys,
+      subject: key.keyId,
+      limits: key.limits,
+      nowMs,
+      points,
+      further: true,
+    });
   }
 
   limitAnonymous(address: string, nowMs: number): MaybePromise<RateStatus> {
-    return count(this.#anonymous, addressGroup(address), this.#anonymousLimits, nowMs, 1);
+    return this.#perAddress(this.#anonymous, address, nowMs);
   }
 
   limitPublic(address: string, nowMs: number): MaybePromise<RateStatus> {
-    return count(this.#public, addressGroup(address), this.#anonymousLimits, nowMs, 1);
+    return this.#perAddress(this.#public, address, nowMs);
+  }
+
+  #perAddress(windows: Windows, address: string, nowMs: number): MaybePromise<RateStatus> {
+    const subject = addressGroup(address);
+    return count({ windows, subject, limits: this.#anonymousLimits, nowMs, points: 1, further: false });
   }
 }
 
@@ -59,56 +78,40 @@ function windows(store: CounterStore, name: string): Windows {
   return { minute: store.counter(`${name}:m`, MINUTE_MS), day: store.counter(`${name}:d`, DAY_MS) };
 }
 
+/** One count: whose, against which limits, when, how many points, and whether further ones (see `limitKeyFurther`). */
+type Counting = {
+  readonly windows: Windows;
+  readonly subject: string;
+  readonly limits: Limits;
+  readonly nowMs: number;
+  readonly points: number;
+  readonly further: boolean;
+};
+
 /**
  * Counts in both windows at once (with Redis, the two calls overlap instead of following each
  * other; in memory, both answer at once and so does this). A request the minute window refuses is
- * then taken back from the day, so that it does not use up the day; further points (see
- * `limitKeyFurther`) that either window refuses are taken back from both.
+ * then taken back from the day, so that it does not use up the day; further points that either
+ * window refuses are taken back from both.
  */
-function count(
-  windows: Windows,
-  subject: string,
-  limits: Limits,
-  nowMs: number,
-  points: number,
-  further?: 'further',
-): MaybePromise<RateStatus> {
+function count(counting: Counting): MaybePromise<RateStatus> {
+  const { windows, subject, limits, nowMs, points } = counting;
   const minute = windows.minute.consume(subject, nowMs, points, limits.perMinute);
   const day = windows.day.consume(subject, nowMs, points, limits.perDay);
-  const decided = (minuteCount: number, dayCount: number) =>
-    further === undefined
-      ? decide(windows, subject, limits, nowMs, points, minuteCount, dayCount)
-      : decideFurther(windows, subject, limits, nowMs, points, minuteCount, dayCount);
-  if (!isPromise(minute) && !isPromise(day)) return decided(minute, day);
-  return Promise.all([minute, day]).then(([minuteCount, dayCount]) => decided(minuteCount, dayCount));
-}
-
-function decide(
-  windows: Windows,
-  subject: string,
-  limits: Limits,
-  nowMs: number,
-  points: number,
-  minute: number,
-  day: number,
-): MaybePromise<RateStatus> {
-  if (minute <= limits.perMinute) return decideRate(nowMs, limits, minute, day);
-  return andThen(windows.day.refund(subject, nowMs, points), () =>
-    decideRate(nowMs, limits, minute, undefined),
+  if (!isPromise(minute) && !isPromise(day)) return decide(counting, minute, day);
+  return Promise.all([minute, day]).then(([minuteCount, dayCount]) =>
+    decide(counting, minuteCount, dayCount),
   );
 }
 
-function decideFurther(
-  windows: Windows,
-  subject: string,
-  limits: Limits,
-  nowMs: number,
-  points: number,
-  minute: number,
-  day: number,
-): MaybePromise<RateStatus> {
-  const status = decideRate(nowMs, limits, minute, minute > limits.perMinute ? undefined : day);
+function decide(counting: Counting, minute: number, day: number): MaybePromise<RateStatus> {
+  const { windows, subject, limits, nowMs, points } = counting;
+  const minuteRefused = minute > limits.perMinute;
+  const status = decideRate(nowMs, limits, minute, minuteRefused ? undefined : day);
   if (status.allowed) return status;
+  if (!counting.further) {
+    return minuteRefused ? andThen(windows.day.refund(subject, nowMs, points), () => status) : status;
+  }
   const takenBack: RateStatus = {
     ...status,
     remaining: Math.max(0, points - status.overLimitBy),

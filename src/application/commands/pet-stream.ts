@@ -72,14 +72,10 @@ export type LoadedPet = { readonly state: PetState; readonly version: number | u
 
 const MAX_ATTEMPTS = 10;
 
-export function changePet(
-  deps: PetStreamDependencies,
-  id: number,
-  context: RequestContext,
-  options: ChangeOptions,
-  decide: (state: PetState) => PetEvent[],
-): Promise<PetChangeResult> {
-  return deps.petTurns.take(id, () => decideAndAppend(deps, id, context, options, decide));
+/** Decides on pet `id` and appends, in the pet's turn (see turns.ts). */
+export function changePet(...args: Parameters<typeof decideAndAppend>): Promise<PetChangeResult> {
+  const [deps, id] = args;
+  return deps.petTurns.take(id, () => decideAndAppend(...args));
 }
 
 async function decideAndAppend(

@@ -53,14 +53,12 @@ export function placeOrderCommand(deps: PlaceOrderDependencies) {
   };
 }
 
+/** Places the order in its pet's turn (see turns.ts). */
 function place(
-  deps: PlaceOrderDependencies,
-  orderId: number,
-  order: NewOrder,
-  context: RequestContext,
-  claim?: StreamAppend,
+  ...args: Parameters<typeof decideAndAppend>
 ): Promise<{ order: VersionedOrder; position: bigint }> {
-  return deps.petTurns.take(order.petId, () => decideAndAppend(deps, orderId, order, context, claim));
+  const [deps, , order] = args;
+  return deps.petTurns.take(order.petId, () => decideAndAppend(...args));
 }
 
 async function decideAndAppend(
