@@ -46,7 +46,7 @@ export async function run(args: string[]): Promise<void> {
     if (head !== undefined) await index.waitFor(head);
     let after: number | undefined;
     for (;;) {
-      const { pets, hasMore } = index.pageAsOf({
+      const { pets, hasMore, scannedTo } = index.pageAsOf({
         at,
         limit: PAGE,
         ...(status !== undefined && { status }),
@@ -59,7 +59,7 @@ export async function run(args: string[]): Promise<void> {
         await new Promise((resolve) => process.stdout.once('drain', resolve));
       }
       if (!hasMore) break;
-      after = pets.at(-1)!.id;
+      after = scannedTo ?? pets.at(-1)!.id;
     }
   } finally {
     await index.stop();

@@ -14,7 +14,8 @@ import { RetriedFailureLog } from './retried-failure-log.ts';
 /**
  * The temporal index of pets: every version of every pet, with the range of store positions (and
  * of times) in which it held. An as-of read is an indexed lookup, never a fold of the store: its
- * cost depends on the pets it returns, not on how many events the store holds.
+ * cost depends on the pets it returns, not on how many events the store holds, and a page reads at
+ * most AS_OF_SCAN_LIMIT versions however few pets match.
  *
  * It lives on disk, in its own SQLite file beside the snapshots (one row per version: about 80
  * bytes with its indexes, so a million pets changed three times each take ~300 MB of disk and no
@@ -27,6 +28,13 @@ import { RetriedFailureLog } from './retried-failure-log.ts';
  */
 
 const FORMAT = 1;
+/**
+ * A page of the catalogue as of a time reads at most this many versions of pets: where few pets
+ * match (an early time, a status few had), the page ends short, even empty, with a cursor past the
+ * last pet it read, as the audit feed does. Without the bound one page of a store of 300,000 pets
+ * as of its first minute read every version of every pet.
+ */
+export const AS_OF_SCAN_LIMIT = 10_000;
 const BATCH = 500;
 /**
  * After a batch of several events but fewer than BATCH, how long the index lets events gather
@@ -153,17 +161,32 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
     readonly status?: PetStatus;
     readonly after?: number;
     readonly limit: number;
-  }): { pets: VersionedPet[]; hasMore: boolean } {
+  }): { pets: VersionedPet[]; hasMore: boolean; scannedTo?: number } {
     const after = query.after ?? 0;
-    const bound = 'position' in query.at ? positionKey(query.at.position) : query.at.timeMs;
-    const statement =
-      this.#statements.page['position' in query.at ? 'position' : 'time'][
-        query.status === undefined ? 'all' : 'status'
-      ];
-    const parameters =
-      query.status === undefined ? [after, bound, bound] : [query.status, after, bound, bound];
-    const rows = statement.all(...parameters, query.limit + 1) as Row[];
-    return { pets: rows.slice(0, query.limit).map(toPet), hasMore: rows.length > query.limit };
+    const byPosition = 'position' in query.at;
+    const bound = byPosition ? positionKey(query.at.position) : query.at.timeMs;
+    const filter = query.status === undefined ? 'all' : 'status';
+    const among = query.status === undefined ? [] : [query.status];
+    // The pet whose versions (of the status) run past the scan bound, if any: the page reads no further.
+    const edge = (
+      this.#statements.scanEdge[filter].get(...among, after, AS_OF_SCAN_LIMIT - 1) as
+        { pet_id: number } | undefined
+    )?.pet_id;
+    if (
+      edge !== undefined &&
+      edge === (this.#statements.scanEdge[filter].get(...among, after, 0) as { pet_id: number }).pet_id
+    ) {
+      // One pet holds more versions than the bound: read it alone, by its own indexed lookup.
+      const pet = this.petAsOf(edge, query.at);
+      const matches = pet !== undefined && (query.status === undefined || pet.status === query.status);
+      return { pets: matches ? [pet] : [], hasMore: true, scannedTo: edge };
+    }
+    const last = edge === undefined ? Number.MAX_SAFE_INTEGER : edge - 1;
+    const statement = this.#statements.page[byPosition ? 'position' : 'time'][filter];
+    const rows = statement.all(...among, after, last, bound, bound, query.limit + 1) as Row[];
+    const pets = rows.slice(0, query.limit).map(toPet);
+    if (rows.length > query.limit) return { pets, hasMore: true };
+    return edge === undefined ? { pets, hasMore: false } : { pets, hasMore: true, scannedTo: last };
   }
 
   async #follow(): Promise<void> {
@@ -372,8 +395,13 @@ function prepare(db: DatabaseSync) {
   const page = (range: string, status: boolean): StatementSync =>
     db.prepare(
       `SELECT ${COLUMNS} FROM pet_versions ${status ? 'INDEXED BY pet_versions_by_status' : ''}
-       WHERE ${status ? 'status = ? AND ' : ''}pet_id > ? AND ${range} AND removed = 0
+       WHERE ${status ? 'status = ? AND ' : ''}pet_id > ? AND pet_id <= ? AND ${range} AND removed = 0
        ORDER BY pet_id LIMIT ?`,
+    );
+  const scanEdge = (status: boolean): StatementSync =>
+    db.prepare(
+      `SELECT pet_id FROM pet_versions ${status ? 'INDEXED BY pet_versions_by_status' : ''}
+       WHERE ${status ? 'status = ? AND ' : ''}pet_id > ? ORDER BY pet_id LIMIT 1 OFFSET ?`,
     );
   const byPosition = 'from_pos <= ? AND (to_pos IS NULL OR to_pos > ?)';
   const byTime = 'from_time <= ? AND (to_time IS NULL OR to_time > ?)';
@@ -396,6 +424,7 @@ function prepare(db: DatabaseSync) {
       position: { all: page(byPosition, false), status: page(byPosition, true) },
       time: { all: page(byTime, false), status: page(byTime, true) },
     },
+    scanEdge: { all: scanEdge(false), status: scanEdge(true) },
     getMeta: db.prepare('SELECT value FROM meta WHERE key = ?'),
     setMeta: db.prepare(
       'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',

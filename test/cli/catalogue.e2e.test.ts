@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
+import { AS_OF_SCAN_LIMIT } from '../../src/read-models/temporal-index.ts';
 import { startService } from '../../src/service.ts';
 import { seedDataDir } from '../../bench/seed.ts';
 import { rewriteEvent } from '../support/damage.ts';
@@ -82,6 +83,26 @@ it('refuses a position past the store’s last event with exit code 2, as REST a
   expect((failure as { stderr: string }).stderr.split('\n')[1]).toBe(
     "petstore catalogue: --as-of 999 is past the store's last event (4): only send positions this service gave.",
   );
+});
+
+it(`prints every pet of a large catalogue in which few existed then, past the index's pages that end short`, async () => {
+  const large = makeTempDir();
+  try {
+    await seedDataDir(large.dir, AS_OF_SCAN_LIMIT + 5); // position 1: the id block; pet n at position n + 1
+    const { code, stdout } = await runPetstore(['catalogue', '--as-of', '3'], {
+      env: { PETSTORE_DATA_DIR: large.dir },
+      timeoutMs: 20_000,
+    });
+    expect([
+      code,
+      stdout
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { id: number }).id),
+    ]).toEqual([0, [1, 2]]);
+  } finally {
+    large.remove();
+  }
 });
 
 it('ends with the reason and exit code 1, instead of waiting forever, at an event it cannot read', async () => {

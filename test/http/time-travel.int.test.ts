@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GuardedApp } from '../support/guarded-app.ts';
+import { encodeCursor } from '../../src/http/graphql/cursor.ts';
+import { AS_OF_SCAN_LIMIT } from '../../src/read-models/temporal-index.ts';
+import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
 import { MONDAY, mondayCatalogue } from '../support/monday-catalogue.ts';
 import { openApiMismatches } from '../support/openapi.ts';
+import { seedPets } from '../support/seed-store.ts';
 
 /** The catalogue as it was, from the temporal index: REST and GraphQL, by time and by position. */
 
@@ -117,6 +120,55 @@ describe('pets(asOf) and pet(id, asOf) in GraphQL', () => {
   it('refuses the past to a key without audit:read', async () => {
     const body = await graphql(shop, '{ pets(asOf: "2030-01-14T09:30:00Z") { edges { cursor } } }', {});
     expect(body.errors[0].extensions).toEqual({ code: 'insufficient_scope' });
+  });
+});
+
+describe(`an as-of page where few pets match, in a catalogue of more than ${AS_OF_SCAN_LIMIT} pets`, () => {
+  let large: GuardedApp;
+  let reader: string;
+  let early: string; // the position at which pets 1 and 2 alone existed
+  beforeAll(async () => {
+    large = await startGuardedApp({ clock: controlledClock(MONDAY) });
+    reader = (
+      await large.issueKey({
+        plan: 'enterprise',
+        perMinute: 100_000,
+        perDay: 1_000_000,
+        scopes: ['pets:read', 'audit:read'],
+      })
+    ).secret;
+    await seedPets(large.store, AS_OF_SCAN_LIMIT + 5);
+    early = (await large.send(reader, 'GET', '/v1/pets/2/history')).json<{ position: string }[]>()[0]!
+      .position;
+  });
+  afterAll(() => large.close());
+
+  it(`ends short after reading ${AS_OF_SCAN_LIMIT} versions, its Link going on from where it stopped`, async () => {
+    const first = await large.send(reader, 'GET', `/v1/pets?limit=10&asOf=${early}`);
+    expect(first.json().map((pet: { id: number }) => pet.id)).toEqual([1, 2]);
+    expect(first.headers.link).toBe(
+      `</v1/pets?limit=10&asOf=${early}&after=${AS_OF_SCAN_LIMIT - 1}>; rel="next"`,
+    );
+    const second = await large.send(
+      reader,
+      'GET',
+      `/v1/pets?limit=10&asOf=${early}&after=${AS_OF_SCAN_LIMIT - 1}`,
+    );
+    expect([second.json(), second.headers.link]).toEqual([[], undefined]);
+  });
+
+  it('has a next page in GraphQL, whose endCursor is where the page stopped reading', async () => {
+    const query =
+      'query($at: String) { pets(asOf: $at, first: 10) { edges { node { id } } pageInfo { hasNextPage endCursor } } }';
+    const body = (await large.send(reader, 'POST', '/graphql', { query, variables: { at: early } })).json();
+    expect(body).toEqual({
+      data: {
+        pets: {
+          edges: [{ node: { id: 1 } }, { node: { id: 2 } }],
+          pageInfo: { hasNextPage: true, endCursor: encodeCursor('pet', AS_OF_SCAN_LIMIT - 1) },
+        },
+      },
+    });
   });
 });
 

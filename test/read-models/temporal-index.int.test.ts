@@ -5,8 +5,9 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventStore, UnreadableEventError } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
-import { positionKey, SqliteTemporalIndex } from '../../src/read-models/temporal-index.ts';
+import { AS_OF_SCAN_LIMIT, positionKey, SqliteTemporalIndex } from '../../src/read-models/temporal-index.ts';
 import { rewriteEvent } from '../support/damage.ts';
+import { seedPets } from '../support/seed-store.ts';
 import { capturedLogger } from '../support/log-lines.ts';
 import { storeWith } from '../support/store-with.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -91,6 +92,62 @@ describe('SqliteTemporalIndex', () => {
       ]);
     }
     await Promise.all(indexes.map((index) => index.stop()));
+  });
+
+  it(`reads at most ${AS_OF_SCAN_LIMIT} versions for a page: where few pets match, it ends short with the cursor where it stopped`, async () => {
+    await seedPets(store, AS_OF_SCAN_LIMIT + 5); // position 1: the id block; pet n at position n + 1
+    const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), store, logger);
+    index.start();
+    await index.waitFor((await store.headPosition())!);
+    const at = { position: 3n }; // pets 1 and 2 existed then
+    const first = index.pageAsOf({ at, limit: 10 });
+    const second = index.pageAsOf({ at, limit: 10, after: first.scannedTo! });
+    await index.stop();
+    expect(first).toEqual({
+      pets: [
+        { id: 1, name: 'Pet 1', categoryId: 2, status: 'available', version: 0 },
+        { id: 2, name: 'Pet 2', categoryId: 3, status: 'available', version: 0 },
+      ],
+      hasMore: true,
+      scannedTo: AS_OF_SCAN_LIMIT - 1,
+    });
+    expect(second).toEqual({ pets: [], hasMore: false });
+  });
+
+  it(`reads a pet with more than ${AS_OF_SCAN_LIMIT} versions alone, as of its version then, and goes on past it`, async () => {
+    const renames = Array.from({ length: AS_OF_SCAN_LIMIT }, (_, i) => ({
+      type: 'PetRenamed',
+      data: { id: 1, name: `Rex ${i + 1}`, previousName: i === 0 ? 'Rex' : `Rex ${i}` },
+      metadata: metadata('2030-01-02T00:00:00.000Z'),
+    }));
+    await store.appendToStream('pet-1', [
+      {
+        type: 'PetCreated',
+        data: { id: 1, name: 'Rex', categoryId: 1 },
+        metadata: metadata('2030-01-01T00:00:00.000Z'),
+      },
+    ]);
+    await store.appendToStream('pet-1', renames.slice(0, 5));
+    const { position: at } = await store.appendToStream('pet-2', [
+      {
+        type: 'PetCreated',
+        data: { id: 2, name: 'Tom', categoryId: 1 },
+        metadata: metadata('2030-01-02T00:00:00.000Z'),
+      },
+    ]);
+    const { position: head } = await store.appendToStream('pet-1', renames.slice(5));
+    const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), store, logger);
+    index.start();
+    await index.waitFor(head);
+    const first = index.pageAsOf({ at: { position: at }, limit: 10 });
+    const second = index.pageAsOf({ at: { position: at }, limit: 10, after: first.scannedTo! });
+    await index.stop();
+    expect(first).toEqual({
+      pets: [{ id: 1, name: 'Rex 5', categoryId: 1, version: 5 }],
+      hasMore: true,
+      scannedTo: 1,
+    });
+    expect(second).toEqual({ pets: [{ id: 2, name: 'Tom', categoryId: 1, version: 0 }], hasMore: false });
   });
 
   it('picks up where it stopped after a restart', async () => {

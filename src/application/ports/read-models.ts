@@ -64,13 +64,17 @@ export type AsOf = { readonly position: bigint } | { readonly timeMs: number };
 export type TemporalPetIndex = {
   /** The pet as it was then; undefined when it did not exist yet, or was removed by then. */
   petAsOf(id: number, at: AsOf): VersionedPet | undefined;
-  /** The catalogue as it was then, in ascending id order, like the live list. */
+  /**
+   * The catalogue as it was then, in ascending id order, like the live list. A page that reached the
+   * index's scan bound before it filled ends short, even empty, with `scannedTo`: the next page
+   * starts after it, not after the page's last pet.
+   */
   pageAsOf(query: {
     readonly at: AsOf;
     readonly status?: PetStatus;
     readonly after?: number;
     readonly limit: number;
-  }): { pets: VersionedPet[]; hasMore: boolean };
+  }): { pets: VersionedPet[]; hasMore: boolean; scannedTo?: number };
   /** Resolves once the index includes every event up to this position. */
   waitFor(position: bigint): Promise<void>;
 };

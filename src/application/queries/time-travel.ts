@@ -60,20 +60,23 @@ export function timeTravelQueries(deps: { readonly store: EventStore; readonly i
   }
 
   return {
-    /** Pets as they were at `asOf`, paged like the live list. */
+    /**
+     * Pets as they were at `asOf`, paged like the live list, except that a page which read the index's
+     * scan bound before it filled ends short, even empty, and still has a next page.
+     */
     async listPetsAsOf(query: ListPetsQuery & { readonly asOf: string }): Promise<PetsPage> {
       const at = parseAsOf(query.asOf);
       const limit = validateLimit(query.limit);
       const status = query.status === undefined ? undefined : validateStatus(query.status);
       const after = validateAfter(query.after, 'a pet');
       await caughtUp(at);
-      const { pets, hasMore } = deps.index.pageAsOf({
+      const { pets, hasMore, scannedTo } = deps.index.pageAsOf({
         at,
         limit,
         ...(status !== undefined && { status }),
         ...(after !== undefined && { after }),
       });
-      const next = nextAfter(pets, hasMore);
+      const next = scannedTo ?? nextAfter(pets, hasMore);
       return next === undefined ? { pets } : { pets, nextAfter: next };
     },
     /** The pet as it was at `asOf`; undefined when it did not exist yet or was removed by then. */

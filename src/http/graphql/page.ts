@@ -6,14 +6,18 @@ import { encodeCursor } from './cursor.ts';
  * A page of items (pets, orders, events) as a connection's fields read it. Cursors are encoded only
  * when a client selects them (most list queries ask for nodes alone), and once: graphql-jit reads
  * a field more than once. `keyOf` gives the number a cursor carries: an id, or a revision.
+ * `nextAfter`, when given, is where the next page starts, and the end cursor: past the last edge
+ * when a scan bound left the page short, even empty (as-of pages of pets).
  */
 export function connection<T>(
   kind: string,
   items: readonly T[],
   hasNextPage: boolean,
   keyOf: (item: T) => number = (item) => (item as { readonly id: number }).id,
+  nextAfter?: number,
 ) {
-  return page(items, hasNextPage, (item) => encodeCursor(kind, keyOf(item)));
+  const endCursor = nextAfter === undefined ? undefined : encodeCursor(kind, nextAfter);
+  return page(items, hasNextPage, (item) => encodeCursor(kind, keyOf(item)), endCursor);
 }
 
 /**

@@ -78,7 +78,8 @@ builder.queryFields((t) => ({
         ...(args.status != null && { status: args.status }),
         ...(args.after != null && { after: decodeCursor('pet', args.after) }),
       };
-      const asPage = (page: PetsPage) => connection('pet', page.pets, page.nextAfter !== undefined);
+      const asPage = (page: PetsPage) =>
+        connection('pet', page.pets, page.nextAfter !== undefined, undefined, page.nextAfter);
       if (args.asOf == null)
         return asPage(withArgumentNames(PETS_ARGUMENTS, () => application.listPets(query)));
       return withArgumentNames(PETS_ARGUMENTS, () =>
