@@ -182,7 +182,12 @@ async function scan(store: EventStore, start: Start, limit: number, filter: Filt
   return { events, scannedTo: last?.position.toString(), more: read === budget };
 }
 
-/** One stream's events from a start: a stream is short, so it is read whole and filtered. */
+/**
+ * One stream's first `limit` matching events from a start. A stream may be long (a pet renamed
+ * every day for years), so it is not read whole: the read starts at the first revision at or past
+ * the start, found by a search over revisions, and reads no more than an unfiltered page (limit + 1),
+ * or FEED_SCAN_LIMIT events with a type filter, as `scan` does.
+ */
 async function fromStream(
   store: EventStore,
   stream: string,
@@ -191,10 +196,41 @@ async function fromStream(
   filter: Filter,
 ): Promise<Scanned> {
   const least = start === undefined ? undefined : 'after' in start ? start.after + 1n : start.from;
-  const events = (await store.readStream(stream)).filter(
+  const fromRevision = least === undefined ? 0n : await firstRevisionAt(store, stream, least);
+  const budget = filter.type === undefined ? limit + 1 : FEED_SCAN_LIMIT + 1;
+  const read = await store.readStream(stream, { fromRevision, maxCount: budget });
+  const events = read.filter(
     (event) => (least === undefined || event.position >= least) && matches(event, filter),
   );
-  return { events: events.slice(0, limit), scannedTo: undefined, more: events.length > limit };
+  if (events.length > limit) return { events: events.slice(0, limit), scannedTo: undefined, more: true };
+  // Read to the budget without another match: there may be more past it.
+  const more = read.length === budget;
+  return { events, scannedTo: more ? read.at(-1)!.position.toString() : undefined, more };
+}
+
+/**
+ * The first revision of a stream whose position is `least` or more (its length when none is):
+ * positions grow with revisions, so a search over revisions finds it in a few one-event reads.
+ */
+async function firstRevisionAt(store: EventStore, stream: string, least: bigint): Promise<bigint> {
+  const reaches = async (revision: bigint) => {
+    const [event] = await store.readStream(stream, { fromRevision: revision, maxCount: 1 });
+    return event === undefined || event.position >= least;
+  };
+  if (await reaches(0n)) return 0n;
+  let short = 0n; // a revision known to be before `least`
+  let step = 1n;
+  while (!(await reaches(short + step))) {
+    short += step;
+    step *= 2n;
+  }
+  let reached = short + step;
+  while (reached - short > 1n) {
+    const middle = (short + reached) / 2n;
+    if (await reaches(middle)) reached = middle;
+    else short = middle;
+  }
+  return reached;
 }
 
 function matches(event: RecordedEvent, filter: Filter): boolean {

@@ -299,6 +299,58 @@ describe('GET /v1/audit/events as server-sent events', () => {
   });
 });
 
+describe('a page of one stream', () => {
+  const metadata = () => ({
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    schemaVersion: 1,
+  });
+  const appendLongStream = async (stream: string, count: number, type = 'Noise') => {
+    const events = Array.from({ length: count }, () => ({ type, data: {}, metadata: metadata() }));
+    return server.testApp.store.appendToStream(stream, events);
+  };
+
+  it('reads the stream from where the page starts, not the whole stream', async () => {
+    const stream = `long-${randomUUID()}`;
+    await appendLongStream(stream, 2000);
+    const events = await server.testApp.store.readStream(stream);
+    const store = server.testApp.store;
+    const readStream = store.readStream.bind(store);
+    let read = 0;
+    store.readStream = async (...args) => {
+      const found = await readStream(...args);
+      read += found.length;
+      return found;
+    };
+    let answer;
+    try {
+      answer = await page(`?stream=${stream}&limit=2&after=${events[1500]!.position}`);
+    } finally {
+      store.readStream = readStream;
+    }
+    expect((answer.body as AuditEvent[]).map((event) => event.position)).toEqual([
+      String(events[1501]!.position),
+      String(events[1502]!.position),
+    ]);
+    expect(read).toBeLessThan(50);
+  });
+
+  it(`reads at most ${FEED_SCAN_LIMIT} events of it with a type filter, its Link going on from where it stopped`, async () => {
+    const stream = `long-${randomUUID()}`;
+    await appendLongStream(stream, FEED_SCAN_LIMIT + 5);
+    const needle = await appendLongStream(stream, 1, 'Needle');
+    const events = await server.testApp.store.readStream(stream, { maxCount: FEED_SCAN_LIMIT + 1 });
+    const first = await page(`?stream=${stream}&type=Needle`);
+    expect([first.body, first.link]).toEqual([
+      [],
+      `</v1/audit/events?type=Needle&stream=${stream}&after=${events.at(-1)!.position}>; rel="next"`,
+    ]);
+    const { events: found } = await everyPage(`?stream=${stream}&type=Needle`);
+    expect(found.map((event) => event.position)).toEqual([String(needle.position)]);
+  });
+});
+
 describe('a filtered page', () => {
   it(`reads at most ${FEED_SCAN_LIMIT} events: a page may end short, and its Link goes on from where it stopped`, async () => {
     const store = server.testApp.store;
