@@ -2,7 +2,13 @@ import { andThen, isPromise, type MaybePromise } from '../shared/maybe-promise.t
 import { addressGroup } from '../domain/address-group.ts';
 import type { ApiKey } from '../domain/api-keys.ts';
 import type { Limits } from '../domain/plans.ts';
-import { DAY_MS, decideRate, MINUTE_MS, type RateStatus } from '../domain/rate-decision.ts';
+import {
+  DAY_MS,
+  decideRate,
+  MINUTE_MS,
+  type RateStatus,
+  REJECTED_REQUESTS_BEFORE_BAN,
+} from '../domain/rate-decision.ts';
 import type { CounterStore, WindowCounter } from './ports/counters.ts';
 
 /**
@@ -17,6 +23,8 @@ type Windows = { readonly minute: WindowCounter; readonly day: WindowCounter };
 /** Counts a request against a key's plan, or against a client address, and says whether it may pass. */
 export class RateLimiter {
   readonly #keys: Windows;
+  /** The requests each key sent past its limit, per window: what bans count (see `limitKey`). */
+  readonly #keysRefused: Windows;
   readonly #anonymous: Windows;
   readonly #public: Windows;
 
@@ -26,19 +34,28 @@ export class RateLimiter {
   constructor(store: CounterStore, anonymousLimits: Limits = ANONYMOUS_LIMITS) {
     this.#anonymousLimits = anonymousLimits;
     this.#keys = windows(store, 'key');
+    this.#keysRefused = windows(store, 'key-refused');
     this.#anonymous = windows(store, 'anonymous');
     this.#public = windows(store, 'public');
   }
 
-  /** Counts one request against the key's plan (GraphQL batching is off: one request is one operation). */
+  /**
+   * Counts one request against the key's plan (GraphQL batching is off: one request is one
+   * operation). A refused one is also counted among the requests the key sent past the limit of
+   * the window that refused it, its `overLimitBy`: a count of its own, which only refusals raise,
+   * so that each refusal sees its own number, the 11th included, however the plan's count moves
+   * meanwhile (further points counted and taken back by other requests in flight).
+   */
   limitKey(key: ApiKey, nowMs: number): MaybePromise<RateStatus> {
-    return count({
-      windows: this.#keys,
-      subject: key.keyId,
-      limits: key.limits,
-      nowMs,
-      points: 1,
-      further: false,
+    const counting = { windows: this.#keys, subject: key.keyId, limits: key.limits, nowMs };
+    return andThen(count({ ...counting, points: 1, further: false }), (status) => {
+      if (status.allowed) return status;
+      const refusals = this.#keysRefused[status.window];
+      const limit = REJECTED_REQUESTS_BEFORE_BAN + 1;
+      return andThen(refusals.consume(key.keyId, nowMs, 1, limit), (overLimitBy) => ({
+        ...status,
+        overLimitBy,
+      }));
     });
   }
 

@@ -54,6 +54,24 @@ it('takes back a further charge the day refused, from the day and the minute', a
   expect([status.allowed, status.window, status.remaining]).toEqual([true, 'day', 6]);
 });
 
+it('numbers the refusals past the limit one by one while a further charge is counted and taken back', async () => {
+  const counted = (windowMs: number) =>
+    new LimiterWindowCounter(
+      new RateLimiterMemory({ points: Number.MAX_SAFE_INTEGER, duration: windowMs / 1000 }),
+      windowMs,
+    );
+  const limiter = new RateLimiter({ counter: (_name, windowMs) => counted(windowMs) });
+  const key = enterpriseKey(1, 100);
+  await limiter.limitKey(key, NOW);
+  const [further, first, second] = await Promise.all([
+    limiter.limitKeyFurther(key, NOW, 9),
+    limiter.limitKey(key, NOW),
+    limiter.limitKey(key, NOW),
+  ]);
+  expect(further.allowed).toBe(false);
+  expect([first.overLimitBy, second.overLimitBy]).toEqual([1, 2]);
+});
+
 it('counts the minute and the day at the same time, not one after the other', async () => {
   const started: string[] = [];
   let release!: () => void;
