@@ -157,26 +157,29 @@ class LeasedWindowCounter implements WindowCounter {
 
   /**
    * Takes back a request that `consume` counted (the rate limiter refunds the day window when the
-   * minute window refused): a refused request's points come off the broker's count; a granted
-   * one's tokens return to this worker's lease, for its next request.
+   * minute window refused, and both windows for a GraphQL document's further points either
+   * refused): a refused request's points come off the broker's count. A granted one's tokens
+   * return to this worker's lease, for its next request, only while it holds tokens handed out
+   * ahead (far from the limit); nearer, they too go back to the broker, for whichever worker asks
+   * next, as no worker holds tokens there that another would need.
    */
   refund(subject: string, nowMs: number, points = 1): void {
     const lease = this.#leases.get(subject);
     const window = windowIndex(nowMs, this.#windowMs);
     if (lease === undefined || window !== this.#window) return;
-    if (lease.refused > 0) {
-      lease.refused -= 1;
-      this.#giveBack({
-        counter: this.#name,
-        windowMs: this.#windowMs,
-        window,
-        subject,
-        points,
-        giveBack: true,
-      });
+    if (lease.refused === 0 && lease.tokens > 0) {
+      lease.tokens += points;
+      lease.used -= points;
       return;
     }
-    lease.tokens += points;
-    lease.used -= points;
+    if (lease.refused > 0) lease.refused -= 1;
+    this.#giveBack({
+      counter: this.#name,
+      windowMs: this.#windowMs,
+      window,
+      subject,
+      points,
+      giveBack: true,
+    });
   }
 }

@@ -70,13 +70,23 @@ describe('leased counters over a broker', () => {
     expect(await counters[0]!.consume('key_1', NOW + 60_000, 1, 60)).toBe(1);
   });
 
-  it('give a refunded token back to the worker for its next request', async () => {
+  it('give a refunded token back to the worker for its next request when the limit is far away', async () => {
     const { counters, messages } = cluster(1);
-    await counters[0]!.consume('key_1', NOW, 1, 60);
+    await counters[0]!.consume('key_1', NOW, 1, 100_000_000);
     const before = messages();
     counters[0]!.refund('key_1', NOW, 1);
-    expect(await counters[0]!.consume('key_1', NOW, 1, 60)).toBe(1);
+    expect(await counters[0]!.consume('key_1', NOW, 1, 100_000_000)).toBe(1);
     expect(messages()).toBe(before);
+  });
+
+  it('give refunded tokens back to the broker near the limit, for another worker to use', async () => {
+    const { counters } = cluster(2);
+    const [a, b] = counters;
+    await a!.consume('key_1', NOW, 1, 10);
+    // A GraphQL document's further points, granted here and taken back as the other window refused them.
+    expect(await a!.consume('key_1', NOW, 8, 10)).toBe(9);
+    a!.refund('key_1', NOW, 8);
+    expect(await b!.consume('key_1', NOW, 9, 10)).toBe(10);
   });
 
   it('take a refunded refusal off the broker’s count, never turning it into a token', async () => {
