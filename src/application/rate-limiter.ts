@@ -5,6 +5,7 @@ import type { Limits } from '../domain/plans.ts';
 import {
   DAY_MS,
   decideRate,
+  decideTakenBack,
   MINUTE_MS,
   type RateStatus,
   REJECTED_REQUESTS_BEFORE_BAN,
@@ -124,16 +125,12 @@ function count(counting: Counting): MaybePromise<RateStatus> {
 function decide(counting: Counting, minute: number, day: number): MaybePromise<RateStatus> {
   const { windows, subject, limits, nowMs, points } = counting;
   const minuteRefused = minute > limits.perMinute;
-  const status = decideRate(nowMs, limits, minute, minuteRefused ? undefined : day);
-  if (status.allowed) return status;
   if (!counting.further) {
+    const status = decideRate(nowMs, limits, minute, minuteRefused ? undefined : day);
     return minuteRefused ? andThen(windows.day.refund(subject, nowMs, points), () => status) : status;
   }
-  const takenBack: RateStatus = {
-    ...status,
-    remaining: Math.max(0, points - status.overLimitBy),
-    overLimitBy: 0,
-  };
+  if (!minuteRefused && day <= limits.perDay) return decideRate(nowMs, limits, minute, day);
+  const takenBack = decideTakenBack(nowMs, limits, points, minute, day);
   const refunds = [windows.minute.refund(subject, nowMs, points), windows.day.refund(subject, nowMs, points)];
   return refunds.some(isPromise) ? Promise.all(refunds).then(() => takenBack) : takenBack;
 }

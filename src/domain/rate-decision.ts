@@ -81,6 +81,25 @@ export function decideRate(
       };
 }
 
+/**
+ * The verdict on `points` further requests (a GraphQL document's mutation fields past the first)
+ * that took the counts to `minuteConsumed` and `dayConsumed` and that a window refuses: they are
+ * taken back, so it describes the window that binds once they are (the one with fewer requests
+ * left, as for any request), and it can be retried once every window that refuses them has ended
+ * (the day, when it does: the minute's end would bring a refusal again).
+ */
+export function decideTakenBack(
+  nowMs: number,
+  limits: Limits,
+  points: number,
+  minuteConsumed: number,
+  dayConsumed: number,
+): RateStatus {
+  const after = decideRate(nowMs, limits, minuteConsumed - points, dayConsumed - points);
+  const until = dayConsumed > limits.perDay ? windowEnd(nowMs, DAY_MS) : windowEnd(nowMs, MINUTE_MS);
+  return { ...after, allowed: false, retryAfter: secondsUntil(nowMs, until * 1000), overLimitBy: 0 };
+}
+
 function refused(
   nowMs: number,
   limits: Limits,

@@ -3,6 +3,7 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import { expect, it } from 'vitest';
 import type { ApiKey } from '../../src/domain/api-keys.ts';
 import { RateLimiter } from '../../src/application/rate-limiter.ts';
+import { DAY_MS, secondsUntil, windowEnd } from '../../src/domain/rate-decision.ts';
 import { LimiterWindowCounter, memoryCounters } from '../../src/rate-limits/window-counter.ts';
 
 const NOW = Date.UTC(2030, 0, 15, 10, 0, 5);
@@ -52,6 +53,24 @@ it('takes back a further charge the day refused, from the day and the minute', a
   expect((await limiter.limitKeyFurther(key, NOW, 8)).window).toBe('day');
   const status = await limiter.limitKey(key, NOW);
   expect([status.allowed, status.window, status.remaining]).toEqual([true, 'day', 6]);
+});
+
+it('describes the day, with what it has left, when the minute refuses a further charge the day has fewer left for', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(10, 12);
+  for (let i = 0; i < 7; i++) await limiter.limitKey(key, NOW);
+  for (let i = 0; i < 3; i++) await limiter.limitKey(key, NOW + 60_000);
+  const refused = await limiter.limitKeyFurther(key, NOW + 60_000, 8);
+  expect([refused.allowed, refused.window, refused.limit, refused.remaining]).toEqual([false, 'day', 12, 2]);
+});
+
+it('retries a further charge both windows refuse when the day ends, not the minute', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(10, 12);
+  for (let i = 0; i < 7; i++) await limiter.limitKey(key, NOW);
+  for (let i = 0; i < 3; i++) await limiter.limitKey(key, NOW + 60_000);
+  const refused = await limiter.limitKeyFurther(key, NOW + 60_000, 8);
+  expect(refused.retryAfter).toBe(secondsUntil(NOW + 60_000, windowEnd(NOW, DAY_MS) * 1000));
 });
 
 it('numbers the refusals past the limit one by one while a further charge is counted and taken back', async () => {
