@@ -17,6 +17,7 @@ import {
   type OrderStreamDependencies,
   visibleOrder,
 } from './order-stream.ts';
+import { backOffAfterConflict } from './conflict-backoff.ts';
 
 export type CloseOrderResult = { readonly order: VersionedOrder; readonly position: bigint };
 
@@ -118,6 +119,7 @@ async function decideAndAppend(
         throw new PreconditionFailedError(`Order ${id}`, Number(error.actual), expected);
       }
       fromStore = true; // the order or its pet changed meanwhile: decide again on them as they are
+      await backOffAfterConflict(attempt);
     }
   }
   throw new Error(`Order ${id} kept changing under ${MAX_ATTEMPTS} attempts to close it.`);

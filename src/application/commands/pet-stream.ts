@@ -13,6 +13,7 @@ import { newEventMetadata } from '../../shared/event-metadata.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import type { PetReadModel } from '../ports/read-models.ts';
 import type { Turns } from '../turns.ts';
+import { backOffAfterConflict } from './conflict-backoff.ts';
 
 /**
  * Changing a pet: load its state, decide, and append with the revision the decision was made on as
@@ -126,6 +127,7 @@ async function decideAndAppend(
       if (expected !== undefined)
         throw new PreconditionFailedError(`Pet ${id}`, Number(error.actual), expected);
       fromStore = true; // another change came first: decide again on the pet as it is now
+      await backOffAfterConflict(attempt);
     }
   }
   throw new Error(`Pet ${id} kept changing under ${MAX_ATTEMPTS} attempts to change it.`);

@@ -13,6 +13,7 @@ import { createIdempotently, type IdempotencyDependencies } from '../idempotent.
 import { type StreamAppend, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import { appendOrderDecision, type OrderStreamDependencies } from './order-stream.ts';
 import { fromReadModel, fromStream } from './pet-stream.ts';
+import { backOffAfterConflict } from './conflict-backoff.ts';
 
 export type PlaceOrderDependencies = OrderStreamDependencies &
   IdempotencyDependencies & { readonly nextOrderId: () => Promise<number> };
@@ -95,6 +96,7 @@ async function decideAndAppend(
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (error.streamName === claim?.streamName) throw error; // the key's claim decides, not this loop
       fromStore = true; // the pet changed meanwhile (another order came first): decide again
+      await backOffAfterConflict(attempt);
     }
   }
   throw new Error(`Pet ${order.petId} kept changing under ${MAX_ATTEMPTS} attempts to order it.`);

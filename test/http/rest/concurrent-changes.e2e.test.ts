@@ -88,4 +88,23 @@ describe('concurrent PATCHes with the same If-Match through two server processes
     await expect.poll(async () => (await send(clients[1]!, 'GET', `/v1/pets/${id}`)).status).toBe(200);
     expect(await race(clients, id)).toEqual(oneWinnerEachRound);
   });
+
+  it('apply every one of 100 renames sent at once to one pet through both processes, none a 500', async () => {
+    const id = (await send(clients[0]!, 'POST', '/v1/pets', { name: 'Rex', categoryId: 1 })).body
+      .id as number;
+    await expect.poll(async () => (await send(clients[1]!, 'GET', `/v1/pets/${id}`)).status).toBe(200);
+    const statuses: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        Array.from({ length: 100 }, (_, i) =>
+          send(clients[i % 2]!, 'PATCH', `/v1/pets/${id}`, { name: `Round ${round} client ${i}` }),
+        ),
+      );
+      statuses.push(...answers.map((answer) => answer.status));
+    }
+    expect(statuses.filter((status) => status !== 200)).toEqual([]);
+    await expect
+      .poll(async () => (await send(clients[0]!, 'GET', `/v1/pets/${id}`)).headers.get('etag'))
+      .toBe('"300"');
+  });
 });
