@@ -47,8 +47,9 @@ function isAddressOrRange(entry: string): boolean {
 
 /**
  * `false`, or the proxies' addresses and CIDR ranges. Not `true` (trust any sender), nor a range of
- * every address (`0.0.0.0/0`, `::/0`: the same), nor a hop count: each lets a client that reaches the server directly forge X-Forwarded-For, and so its
- * per-address limit (Fastify disables hop counts for that reason).
+ * every address (`0.0.0.0/0`, `::/0`: the same), nor a hop count: each lets a client that reaches
+ * the server directly forge X-Forwarded-For, and so its per-address limit (Fastify disables hop
+ * counts for that reason).
  */
 const trustedProxies = z.string().transform((value, context): false | readonly string[] => {
   if (value === 'false' || value === '0') return false;

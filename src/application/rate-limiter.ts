@@ -48,8 +48,7 @@ export class RateLimiter {
    * meanwhile (further points counted and taken back by other requests in flight).
    */
   limitKey(key: ApiKey, nowMs: number): MaybePromise<RateStatus> {
-    const counting = { windows: this.#keys, subject: key.keyId, limits: key.limits, nowMs };
-    return andThen(count({ ...counting, points: 1, further: false }), (status) => {
+    return andThen(this.#countKey(key, nowMs, 1, false), (status) => {
       if (status.allowed) return status;
       const refusals = this.#keysRefused[status.window];
       const limit = REJECTED_REQUESTS_BEFORE_BAN + 1;
@@ -68,14 +67,11 @@ export class RateLimiter {
    * towards a ban.
    */
   limitKeyFurther(key: ApiKey, nowMs: number, points: number): MaybePromise<RateStatus> {
-    return count({
-      windows: this.#keys,
-      subject: key.keyId,
-      limits: key.limits,
-      nowMs,
-      points,
-      further: true,
-    });
+    return this.#countKey(key, nowMs, points, true);
+  }
+
+  #countKey(key: ApiKey, nowMs: number, points: number, further: boolean): MaybePromise<RateStatus> {
+    return count({ windows: this.#keys, subject: key.keyId, limits: key.limits, nowMs, points, further });
   }
 
   limitAnonymous(address: string, nowMs: number): MaybePromise<RateStatus> {

@@ -32,20 +32,21 @@ export async function compareParts(
 }
 
 /**
- * Compares a fresh fold with a snapshot file's parts. A file that earlier code wrote may hold the
- * same state in another order (the pet list's pets in the order they were created, which several
- * processes interleave, before snapshots listed them by id): when the parts differ, what a start
- * makes of the file (read, then written again by this code) is compared in their place, so that
- * only a difference a start would serve is named. `fold` is the fold's parts twice, both taken at
- * its checkpoint (the fold may move on while they are compared).
+ * Compares a fresh fold's state with a snapshot file's parts. A file that earlier code wrote may
+ * hold the same state in another order (the pet list's pets in the order they were created, which
+ * several processes interleave, before snapshots listed them by id): when the parts differ, what a
+ * start makes of the file (read, then written again by this code) is compared in their place, so
+ * that only a difference a start would serve is named. The fold's parts are both taken at once, at
+ * its checkpoint, before anything is compared (the fold may move on meanwhile).
  */
 export async function compareWithFile<State>(
   projection: Pick<Projection<State>, 'toSnapshot' | 'fromSnapshot'>,
-  fold: readonly [Iterable<unknown>, Iterable<unknown>],
+  fold: State,
   file: Iterable<unknown>,
 ): Promise<Difference | undefined> {
-  if ((await compareParts(fold[0], file)) === undefined) return undefined;
-  return compareParts(fold[1], projection.toSnapshot(projection.fromSnapshot(file)));
+  const [parts, again] = [projection.toSnapshot(fold), projection.toSnapshot(fold)];
+  if ((await compareParts(parts, file)) === undefined) return undefined;
+  return compareParts(again, projection.toSnapshot(projection.fromSnapshot(file)));
 }
 
 /** The first path at which two JSON values differ (object keys in either's order, then arrays by index). */

@@ -100,12 +100,7 @@ export async function verifyOffline<State>(
     live: restored,
     waitFor: async () => {},
     logger,
-    caughtUp: (fresh) =>
-      compareWithFile(
-        projection,
-        [projection.toSnapshot(fresh.state), projection.toSnapshot(fresh.state)],
-        stored.parts,
-      ),
+    caughtUp: (fresh) => compareWithFile(projection, fresh.state, stored.parts),
   });
   const checkpoint = stored.checkpoint.toString();
   return report(

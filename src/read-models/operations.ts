@@ -137,10 +137,8 @@ async function verifyLive(deps: OperationsDependencies, live: ReadModel<unknown>
     ...('parts' in stored && {
       stopover: {
         position: stored.checkpoint,
-        reached: (fresh) => {
-          const fold = [projection.toSnapshot(fresh.state), projection.toSnapshot(fresh.state)] as const;
-          snapshot = compared(compareWithFile(projection, fold, stored.parts), fresh.checkpoint);
-        },
+        reached: (fresh) =>
+          (snapshot = compared(compareWithFile(projection, fresh.state, stored.parts), fresh.checkpoint)),
       },
     }),
     caughtUp: (fresh) =>

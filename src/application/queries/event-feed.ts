@@ -34,8 +34,9 @@ export type EventFeedQuery = {
    */
   readonly lastEventId?: string | bigint;
   /**
-   * The event at this store position first, in place of `after` and Last-Event-ID (the CLI's `--from`): a position
-   * the store gave. Not `after: from - 1n`, which on KurrentDB is a (commit, prepare) pair no event has.
+   * The event at this store position first, in place of `after` and Last-Event-ID (the CLI's
+   * `--from`): a position the store gave. Not `after: from - 1n`, which on KurrentDB is a
+   * (commit, prepare) pair no event has.
    */
   readonly from?: bigint;
   readonly type?: string;
