@@ -59,7 +59,13 @@ async function eventIdAt(position: bigint): Promise<string> {
   throw new Error(`no event at ${position}`);
 }
 
-function runner(version: number, options: { snapshotEveryEvents?: number } = {}) {
+/** A runner of the counting projection; `options` in place of the defaults (the quiet logger). */
+function runner(
+  version: number,
+  options: Partial<
+    Pick<ConstructorParameters<typeof ProjectionRunner>[0], 'snapshotEveryEvents' | 'logger'>
+  > = {},
+) {
   return new ProjectionRunner({
     store,
     projection: countingProjection(version),
@@ -293,12 +299,7 @@ describe('read models that meet trouble', () => {
     const file = path.join(temp.dir, 'snapshots', 'counting.snapshot');
     writeFileSync(file, readFileSync(file).subarray(0, -3));
     const captured = capturedLogger('warn');
-    const r = new ProjectionRunner({
-      store,
-      projection: countingProjection(1),
-      snapshots,
-      logger: captured.logger,
-    });
+    const r = runner(1, { logger: captured.logger });
     await r.start();
     expect(r.state).toEqual({ count: 1, seen: ['A'] });
     expect(captured.lines).toContainEqual(
@@ -315,12 +316,7 @@ describe('read models that meet trouble', () => {
     mkdirSync(path.join(temp.dir, 'snapshots'), { recursive: true });
     writeFileSync(path.join(temp.dir, 'snapshots', 'counting.snapshot.json'), '{"projection":"counting"}');
     const captured = capturedLogger('warn');
-    const r = new ProjectionRunner({
-      store,
-      projection: countingProjection(1),
-      snapshots,
-      logger: captured.logger,
-    });
+    const r = runner(1, { logger: captured.logger });
     await r.start();
     expect(captured.lines.map(({ msg, files }) => ({ msg, files }))).toEqual([
       {
