@@ -38,6 +38,7 @@ export type { PlaceOrderResult } from './commands/place-order.ts';
 export type { HistoryEntry, HistoryPage, HistoryQuery } from './queries/history.ts';
 export type { AuditEvent, EventFeedPage, EventFeedQuery } from './queries/event-feed.ts';
 export type { ResumedPetChanges } from './queries/pet-changes.ts';
+export type { PayForReads } from './queries/replay-cost.ts';
 export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 
 /**

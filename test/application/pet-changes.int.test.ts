@@ -49,3 +49,29 @@ it('delivers no change at or before the resume position that the read model appl
   unsubscribe();
   expect(delivered).toEqual([{ type: 'removed', id: pet.id, version: 2, position: renamed.position! + 1n }]);
 });
+
+it('folds each change of a pet from the one before: a replay of 300 renames reads the pet’s stream once', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1 }, context);
+  const created = (await t.store.headPosition())!;
+  for (let n = 1; n <= 300; n += 1) await t.application.updatePet(pet.id, { name: `Rex ${n}` }, context);
+  const readStream = t.store.readStream.bind(t.store);
+  let read = 0;
+  t.store.readStream = async (...args) => {
+    const found = await readStream(...args);
+    read += found.length;
+    return found;
+  };
+  const { resumePetChanges } = petChangeQueries({
+    store: t.store,
+    pets: petsApplyingOnCue().pets,
+    progress: { checkpoint: (await t.store.headPosition())!, waitFor: () => Promise.resolve() },
+  });
+  const changes: PetChange[] = [];
+  const { replayed, unsubscribe } = (await resumePetChanges(String(created)))(() => {});
+  for await (const change of replayed) changes.push(change);
+  unsubscribe();
+  expect(changes.map((change) => change.type === 'updated' && [change.pet.name, change.pet.version])).toEqual(
+    Array.from({ length: 300 }, (_, n) => [`Rex ${n + 1}`, n + 1]),
+  );
+  expect(read).toBe(2); // the pet as created and its first rename, folded once
+});

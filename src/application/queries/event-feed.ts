@@ -4,6 +4,7 @@ import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ApiKeyReadModel } from '../ports/read-models.ts';
 import { validateLimit } from './paging.ts';
 import { givenPosition } from './positions.ts';
+import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
 
 /**
  * One event as auditors see it: where it stands in the store, what it was, when, who did it (the
@@ -87,12 +88,18 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
      * Every event after `after` (after the store's head when absent: only what comes next), live,
      * until `signal` aborts. The query is checked before it resolves (a stream's answer starts only
      * then); the events are pulled: a consumer that reads slowly slows its own subscription, and
-     * nothing piles up in memory.
+     * nothing piles up in memory. The events up to the head as it was when asked, a replay, are
+     * paid for with `pay` as they are read (see replay-cost.ts).
      */
-    async followEvents(query: FollowQuery, signal: AbortSignal): Promise<AsyncIterable<AuditEvent>> {
+    async followEvents(
+      query: FollowQuery,
+      signal: AbortSignal,
+      pay?: PayForReads,
+    ): Promise<AsyncIterable<AuditEvent>> {
       const filter = validateFilter(query);
       const start = await givenStart(store, query);
-      return follow(store, keys, filter, start ?? (query.fromStart === true ? 'start' : 'head'), signal);
+      const from = start ?? (query.fromStart === true ? 'start' : 'head');
+      return follow({ store, keys, filter, signal, meter: readMeter(pay) }, from);
     },
   };
 }
@@ -113,20 +120,28 @@ async function givenAfter(store: EventStore, query: EventFeedQuery): Promise<big
   return givenPosition(store, query.lastEventId, 'Last-Event-ID');
 }
 
+type Following = {
+  readonly store: EventStore;
+  readonly keys: ApiKeyReadModel;
+  readonly filter: Filter;
+  readonly signal: AbortSignal;
+  readonly meter: ReadMeter;
+};
+
 async function* follow(
-  store: EventStore,
-  keys: ApiKeyReadModel,
-  filter: Filter,
+  following: Following,
   start: NonNullable<Start> | 'start' | 'head',
-  signal: AbortSignal,
 ): AsyncGenerator<AuditEvent> {
+  const { store, keys, filter, signal, meter } = following;
+  const head = await store.headPosition();
+  // A replay, what is read up to the head as it is now, is paid for; what comes next is not.
+  const replayTo = start === 'head' ? undefined : head;
   let after: bigint | undefined;
-  if (start === 'head') after = await store.headPosition();
+  if (start === 'head') after = head;
   else if (start !== 'start' && 'after' in start) after = start.after;
   else if (start !== 'start') {
     // The event at `from` (or the first past it) is read, and the subscription goes on after it;
     // when there is none yet, after the head read first, so that nothing written meanwhile is missed.
-    const head = await store.headPosition();
     let first: RecordedEvent | undefined;
     for await (const event of store.readAll({ from: start.from, maxCount: 1 })) first = event;
     if (first !== undefined && matches(first, filter)) yield auditEvent(first, keys);
@@ -138,12 +153,23 @@ async function* follow(
   signal.addEventListener('abort', close, { once: true });
   try {
     for await (const batch of subscription.batches()) {
+      // Paid for before any of it is delivered.
+      if (replayTo !== undefined && batch.length > 0 && batch[0]!.position <= replayTo)
+        await meter(countUpTo(batch, replayTo));
       for (const event of batch) if (matches(event, filter)) yield auditEvent(event, keys);
     }
   } finally {
     signal.removeEventListener('abort', close);
     await subscription.close();
   }
+}
+
+/** How many of a batch's events are at `position` or before it. */
+function countUpTo(batch: readonly RecordedEvent[], position: bigint): number {
+  if (batch.at(-1)!.position <= position) return batch.length;
+  let count = 0;
+  while (count < batch.length && batch[count]!.position <= position) count += 1;
+  return count;
 }
 
 export function auditEvent(event: RecordedEvent, keys: Pick<ApiKeyReadModel, 'byId'>): AuditEvent {

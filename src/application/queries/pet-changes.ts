@@ -1,14 +1,14 @@
 import {
   evolvePet,
   PET_EVENT_TYPES,
-  type Pet,
   type PetEvent,
   type PetState,
   petStreamName,
 } from '../../domain/pets.ts';
-import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
+import type { EventStore } from '../ports/event-store.ts';
 import type { PetChange, PetReadModel, ReadModelProgress } from '../ports/read-models.ts';
 import { givenPosition } from './positions.ts';
+import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
 
 /** Pet changes live, and resumed after a store position: the GraphQL subscriptions' source. */
 export type ResumedPetChanges = {
@@ -36,6 +36,7 @@ export function petChangeQueries(deps: {
      */
     async resumePetChanges(
       after: string,
+      pay?: PayForReads,
     ): Promise<(listener: (change: PetChange) => void) => ResumedPetChanges> {
       const from = await givenPosition(store, after, 'after');
       return (listener) => {
@@ -46,35 +47,64 @@ export function petChangeQueries(deps: {
         const unsubscribe = pets.onChange((change) => {
           if (change.position > from) listener(change);
         });
-        return { replayed: replay(store, from, upTo), unsubscribe };
+        return { replayed: replay(store, from, upTo, readMeter(pay)), unsubscribe };
       };
     },
   };
 }
 
+/**
+ * How many pets a replay keeps folded, the latest it met: each change of one of them is folded
+ * from the one before, and only a pet met first (or again after this many others) is read from its
+ * stream. Reading every change's pet from its stream cost a pet with n changes n²/2 reads.
+ */
+const PETS_FOLDED = 1000;
+
 async function* replay(
   store: EventStore,
   after: bigint,
   upTo: bigint | undefined,
+  meter: ReadMeter,
 ): AsyncGenerator<PetChange> {
   if (upTo === undefined || after >= upTo) return;
+  const folded = new Map<number, { readonly version: number; readonly state: PetState }>();
   for await (const event of store.readAll({ after })) {
     if (event.position > upTo) return;
+    const paid = meter(1);
+    if (paid !== undefined) await paid;
     if (!PET_EVENT_TYPES.has(event.type)) continue;
-    const change = await changeOf(store, event);
-    if (change !== undefined) yield change;
+    const id = event.data.id as number;
+    const version = Number(event.revision);
+    if (event.type === 'PetRemoved') {
+      folded.delete(id);
+      yield { type: 'removed', id, version, position: event.position };
+      continue;
+    }
+    const before = folded.get(id);
+    const state =
+      event.type === 'PetCreated' || before?.version === version - 1
+        ? evolvePet(before?.state, event as unknown as PetEvent)
+        : await foldedFromStream(store, id, version, meter);
+    folded.delete(id);
+    if (state?.kind !== 'live') continue;
+    folded.set(id, { version, state });
+    if (folded.size > PETS_FOLDED) folded.delete(folded.keys().next().value!);
+    yield {
+      type: event.type === 'PetCreated' ? 'created' : 'updated',
+      pet: { ...state.pet, version },
+      position: event.position,
+    };
   }
 }
 
-/** The change an event made, with the pet as it was right after it (folded from its stream when needed). */
-async function changeOf(store: EventStore, event: RecordedEvent): Promise<PetChange | undefined> {
-  const { position } = event;
-  const version = Number(event.revision);
-  const id = event.data.id as number;
-  if (event.type === 'PetRemoved') return { type: 'removed', id, version, position };
-  if (event.type === 'PetCreated')
-    return { type: 'created', pet: { ...(event.data as unknown as Pet), version }, position };
+/** The pet as it was at `version`, folded from its stream: those reads are paid for too. */
+async function foldedFromStream(
+  store: EventStore,
+  id: number,
+  version: number,
+  meter: ReadMeter,
+): Promise<PetState> {
   const history = await store.readStream(petStreamName(id), { maxCount: version + 1 });
-  const state = history.reduce<PetState>((pet, e) => evolvePet(pet, e as unknown as PetEvent), undefined);
-  return state?.kind === 'live' ? { type: 'updated', pet: { ...state.pet, version }, position } : undefined;
+  await meter(history.length);
+  return history.reduce<PetState>((pet, e) => evolvePet(pet, e as unknown as PetEvent), undefined);
 }

@@ -1,11 +1,13 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import type { Application, EventFeedQuery } from '../../application/index.ts';
+import { BannedError } from '../../shared/auth-errors.ts';
 import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { sseBody } from '../sse.ts';
 import { afterClose } from '../response-closed.ts';
+import { payFromBudget } from '../replay-payment.ts';
 import { endWhenStalled } from '../stalled-stream.ts';
 import { integerParam, presentOnly, singleHeader, stringParam } from './params.ts';
 
@@ -46,7 +48,11 @@ export async function auditEventRoutes(
       if (wantsEventStream(request)) {
         request.holdStream(reply.raw);
         const stream = new AbortController();
-        const events = await application.followEvents(filter, stream.signal);
+        const events = await application.followEvents(
+          filter,
+          stream.signal,
+          payFromBudget(reply, stream.signal),
+        );
         open.add(stream);
         // The reconnection that follows gets the 401, 403 or 429 with its Error body.
         const watch = accessWatch(request, [AUDIT.scope]);
@@ -78,16 +84,22 @@ export async function auditEventRoutes(
 /**
  * The events, each only while the key may still read the feed: the watch ends an idle stream
  * within a second, and this check keeps any event from reaching a key that has lost the scope
- * meanwhile (a scope removed and granted again within the second included).
+ * meanwhile (a scope removed and granted again within the second included). A replay refused its
+ * reads (the key banned) ends the stream too: the reconnection gets the error.
  */
 async function* whileAllowed<T>(
   events: AsyncIterable<T>,
   watch: StreamWatch,
   withdrawn: () => void,
 ): AsyncGenerator<T> {
-  for await (const event of events) {
-    if (watch.now() !== undefined) return withdrawn();
-    yield event;
+  try {
+    for await (const event of events) {
+      if (watch.now() !== undefined) return withdrawn();
+      yield event;
+    }
+  } catch (error) {
+    if (!(error instanceof BannedError)) throw error;
+    withdrawn();
   }
 }
 

@@ -1,5 +1,6 @@
 import type { AuditEvent as AuditEventShape, EventFeedQuery } from '../../../application/index.ts';
 import { accessWatch } from '../../access-watch.ts';
+import { payFromBudget } from '../../replay-payment.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { resumedStream } from '../live-stream.ts';
@@ -77,15 +78,19 @@ builder.subscriptionField('auditEvent', (t) =>
       after: t.arg.string({
         description:
           'A store position: the events after it first, then live ones, with no gap and no repeat. Absent: ' +
-          'from now on.',
+          'from now on. Reading the store from it costs the key one more request per 10,000 events read.',
       }),
       stream: t.arg.string({ description: 'Only the events of this stream.' }),
       type: t.arg.string({ description: 'Only the events of this type.' }),
     },
-    subscribe: async (_root, args, { application, closing, req }) => {
+    subscribe: async (_root, args, { application, closing, req, reply }) => {
       const following = new AbortController();
       // Checked here, as REST checks them before its stream starts: a bad argument fails the request.
-      const events = await application.followEvents(filter(args), following.signal);
+      const events = await application.followEvents(
+        filter(args),
+        following.signal,
+        payFromBudget(reply, following.signal),
+      );
       return resumedStream(
         () => ({ replayed: events, unsubscribe: () => following.abort() }),
         closing,

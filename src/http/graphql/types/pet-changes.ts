@@ -122,8 +122,8 @@ builder.subscriptionFields((t) => ({
       'carries its store position in `extensions.storePosition`; to resume after a disconnection, subscribe ' +
       'again with `after` set to the last one received: the changes since are delivered first.',
     args: { after: t.arg.string({ description: RESUME_AFTER }) },
-    subscribe: (_root, { after }, { application, closing, req }) =>
-      petChanges(application, after, closing, accessWatch(req, ['pets:read'])),
+    subscribe: (_root, { after }, { application, closing, req, reply }) =>
+      petChanges(application, after, { closing, reply, watch: accessWatch(req, ['pets:read']) }),
     resolve: (change, _args, context) => {
       noteStorePosition(context, change.position);
       return change;

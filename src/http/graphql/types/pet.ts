@@ -98,12 +98,11 @@ builder.subscriptionFields((t) => ({
       'carries its store position in `extensions.storePosition`; to resume after a disconnection, subscribe ' +
       'again with `after` set to the last one received: the pets created since are delivered first.',
     args: { after: t.arg.string({ description: RESUME_AFTER }) },
-    subscribe: (_root, { after }, { application, closing, req }) =>
+    subscribe: (_root, { after }, { application, closing, req, reply }) =>
       petChanges(
         application,
         after,
-        closing,
-        accessWatch(req, ['pets:read']),
+        { closing, reply, watch: accessWatch(req, ['pets:read']) },
         (change) => change.type === 'created',
       ),
     resolve: (change, _args, context) => {

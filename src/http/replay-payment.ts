@@ -1,0 +1,31 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { FastifyReply } from 'fastify';
+import type { PayForReads } from '../application/index.ts';
+import { RateLimitedError } from '../shared/auth-errors.ts';
+
+/** How often a replay whose key has spent its budget asks again, at most (sooner when Retry-After is). */
+const ASK_AGAIN_MS = 1000;
+
+/**
+ * A replay's reads, paid from the budget of the key that opened the stream (see
+ * src/application/queries/replay-cost.ts), as further requests of the request that opened it:
+ * refused ones are taken back and do not count towards a ban. While the budget is spent, the replay
+ * waits (the stream stays open, idle but for its heartbeats) and asks again every second, or at
+ * Retry-After when sooner, until the points fit or `signal` aborts (the stream ended). Any other
+ * refusal (a ban) rejects, which ends the stream.
+ */
+export function payFromBudget(reply: FastifyReply, signal: AbortSignal): PayForReads {
+  return async (requests) => {
+    // One at a time: however many are due, each fits a budget that has room for one.
+    for (let paid = 0; paid < requests && !signal.aborted;) {
+      try {
+        await reply.consumeRateLimit(1);
+        paid += 1;
+      } catch (error) {
+        if (!(error instanceof RateLimitedError)) throw error;
+        const waitMs = Math.min(ASK_AGAIN_MS, error.retryAfterSeconds * 1000);
+        await delay(waitMs, undefined, { signal }).catch(() => {});
+      }
+    }
+  };
+}

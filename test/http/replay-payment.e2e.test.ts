@@ -1,0 +1,167 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EVENTS_PER_REQUEST } from '../../src/application/queries/replay-cost.ts';
+import type { Clock } from '../../src/shared/context.ts';
+import { type ListeningApp, startListeningApp } from '../support/listening-app.ts';
+import { readSse } from '../support/sse.ts';
+import { subscribeOverSse } from './graphql/graphql-server.ts';
+
+/**
+ * A stream resumed from far back reads the store from there, the events its filter passes over
+ * included: it pays one request for every 10,000 events it reads, from the budget of the key that
+ * opened it, as the pages that would read them do (src/application/queries/replay-cost.ts).
+ */
+
+/** The system clock moved `offsetMs` on, which a test may move further: windows of its own choosing. */
+function movableClock(offsetMs: number): Clock & { advance(ms: number): void } {
+  let offset = offsetMs;
+  return {
+    nowMs: () => Date.now() + offset,
+    now: () => new Date(Date.now() + offset),
+    advance: (ms) => void (offset += ms),
+  };
+}
+
+/** One second into a minute window of the limiter, whatever the time: a test has 59 s of one window. */
+const clock = movableClock(61_000 - (Date.now() % 60_000));
+let server: ListeningApp;
+
+beforeAll(async () => {
+  server = await startListeningApp({ clock });
+});
+afterAll(() => server.close());
+
+const LIMITS = { perMinute: 100, perDay: 10_000 };
+
+function metadata() {
+  return {
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'c',
+    schemaVersion: 1,
+  };
+}
+
+/** `count` events of a type no filter asks for, in streams of 5,000. */
+async function appendNoise(count: number): Promise<void> {
+  for (let left = count; left > 0; left -= 5000) {
+    const events = Array.from({ length: Math.min(left, 5000) }, () => ({
+      type: 'Noise',
+      data: {},
+      metadata: metadata(),
+    }));
+    await server.testApp.store.appendToStream(`noise-${randomUUID()}`, events);
+  }
+}
+
+async function appendNeedle(): Promise<bigint> {
+  const { position } = await server.testApp.store.appendToStream(`needle-${randomUUID()}`, [
+    { type: 'Needle', data: {}, metadata: metadata() },
+  ]);
+  return position!;
+}
+
+/** What the key has left of its minute, as a page of the feed answers (the page counts one). */
+async function remainingAfterAPage(key: { authorization: string }): Promise<string | null> {
+  const response = await fetch(`${server.origin}/v1/audit/events?limit=1`, { headers: key });
+  await response.body?.cancel();
+  return response.headers.get('x-ratelimit-remaining');
+}
+
+const key = async (scopes: string[]) => {
+  const { authorization } = await server.issueKey(scopes, 'replayer', LIMITS);
+  return { authorization };
+};
+
+describe('a replay pays one request for every 10,000 events it reads', () => {
+  it('over REST: a filtered feed from far back, 25,001 events read, pays 2 besides the request that opened it', async () => {
+    const auditor = await key(['audit:read']);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(25_000);
+    const needle = await appendNeedle();
+    const events = await readSse(`${server.origin}/v1/audit/events?type=Needle&after=${from}`, auditor, 1);
+    expect(events.map((event) => event.id)).toEqual([String(needle)]);
+    expect(await remainingAfterAPage(auditor)).toBe(String(100 - 1 - 2 - 1));
+  });
+
+  it('over GraphQL: auditEvent(after:) pays as REST’s feed does', async () => {
+    const auditor = await key(['audit:read']);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(25_000);
+    const needle = await appendNeedle();
+    const query = `subscription { auditEvent(after: "${from}", type: "Needle") { position } }`;
+    const events = await subscribeOverSse(`${server.origin}/graphql`, query, 1, async () => {}, auditor);
+    expect(events).toEqual([
+      { data: { auditEvent: { position: String(needle) } }, extensions: { storePosition: String(needle) } },
+    ]);
+    expect(await remainingAfterAPage(auditor)).toBe(String(100 - 1 - 2 - 1));
+  });
+
+  it('over GraphQL: petChanged(after:) pays for the store it reads and the pet’s stream it folds', async () => {
+    const reader = await key(['pets:read', 'audit:read']);
+    const context = { correlationId: 'c' };
+    const { pet } = await server.testApp.application.createPet({ name: 'Rex', categoryId: 1 }, context);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(25_000);
+    const renamed = await server.testApp.application.updatePet(pet.id, { name: 'Max' }, context);
+    const query = `subscription { petChanged(after: "${from}") { type id version } }`;
+    const changes = await subscribeOverSse(`${server.origin}/graphql`, query, 1, async () => {}, reader);
+    expect(changes).toEqual([
+      {
+        data: { petChanged: { type: 'updated', id: pet.id, version: 1 } },
+        extensions: { storePosition: String(renamed.position) },
+      },
+    ]);
+    // 25,001 events read from the store, and the pet's 2 folded: 25,003.
+    expect(await remainingAfterAPage(reader)).toBe(String(100 - 1 - 2 - 1));
+  });
+
+  it('pays nothing for the live events that come after the store’s head as it was when the stream opened', async () => {
+    const auditor = await key(['audit:read']);
+    let needle: bigint | undefined;
+    const events = await readSse(`${server.origin}/v1/audit/events?type=Needle`, auditor, 1, async () => {
+      await appendNoise(25_000);
+      needle = await appendNeedle();
+    });
+    expect(events.map((event) => event.id)).toEqual([String(needle)]);
+    expect(await remainingAfterAPage(auditor)).toBe(String(100 - 1 - 1));
+  });
+
+  it(`pays nothing more for a replay of fewer than ${EVENTS_PER_REQUEST} events`, async () => {
+    const auditor = await key(['audit:read']);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(EVENTS_PER_REQUEST - 1);
+    const needle = await appendNeedle();
+    const events = await readSse(`${server.origin}/v1/audit/events?type=Needle&after=${from}`, auditor, 1);
+    expect(events.map((event) => event.id)).toEqual([String(needle)]);
+    expect(await remainingAfterAPage(auditor)).toBe(String(100 - 1 - 1));
+  });
+});
+
+describe('a replay whose key has spent its budget', () => {
+  it('waits, its stream open, and reads on once the next window gives it room', async () => {
+    const { authorization } = await server.issueKey(['audit:read'], 'spent', {
+      perMinute: 2,
+      perDay: 10_000,
+    });
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(20_001);
+    const needle = await appendNeedle();
+    let arrived = false;
+    const events = readSse(
+      `${server.origin}/v1/audit/events?type=Needle&after=${from}`,
+      { authorization },
+      1,
+    );
+    void events.then(() => (arrived = true));
+    // The stream (1) and the first 10,000 further events (2) fit; the next 10,000 wait.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(arrived).toBe(false);
+    const refused = await fetch(`${server.origin}/v1/audit/events?limit=1`, { headers: { authorization } });
+    expect(refused.status).toBe(429);
+    clock.advance(60_000);
+    expect((await events).map((event) => event.id)).toEqual([String(needle)]);
+    // It paid in the new window, before this page: nothing is left.
+    expect(await remainingAfterAPage({ authorization })).toBe('0');
+  });
+});
