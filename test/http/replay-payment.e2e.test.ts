@@ -138,6 +138,35 @@ describe('a replay pays one request for every 10,000 events it reads', () => {
   });
 });
 
+describe('a filtered stream over REST', () => {
+  it('sends the position it read to, as an id alone, after every 10,000 events its filter passed over', async () => {
+    const auditor = await key(['audit:read']);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(25_000);
+    const needle = await appendNeedle();
+    const url = `${server.origin}/v1/audit/events?type=Needle&after=${from}`;
+    const frames = await readSse(url, auditor, 3, async () => {}, true);
+    expect(frames).toEqual([
+      { id: String(from + 10_000n), data: undefined },
+      { id: String(from + 20_000n), data: undefined },
+      { id: String(needle), data: expect.objectContaining({ type: 'Needle' }) },
+    ]);
+  });
+
+  it('resumed from such an id, reads and pays for what it passed over only once', async () => {
+    const auditor = await key(['audit:read']);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(25_000);
+    const url = `${server.origin}/v1/audit/events?type=Needle&after=${from}`;
+    const [, second] = await readSse(url, auditor, 2, async () => {}, true);
+    const needle = await appendNeedle();
+    const resumed = await readSse(url, { ...auditor, 'last-event-id': second!.id! }, 1);
+    expect(resumed.map((event) => event.id)).toEqual([String(needle)]);
+    // The first stream (1) and its 2 further; the second stream (1) with 5,001 events to read.
+    expect(await remainingAfterAPage(auditor)).toBe(String(100 - 1 - 2 - 1 - 1));
+  });
+});
+
 describe('a replay whose key has spent its budget', () => {
   it('waits, its stream open, and reads on once the next window gives it room', async () => {
     const { authorization } = await server.issueKey(['audit:read'], 'spent', {

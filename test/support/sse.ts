@@ -3,13 +3,15 @@ export type SseEvent = { readonly id: string | undefined; readonly data: unknown
 
 /**
  * Opens `url` as a server-sent event stream and collects events until `count` arrived; calls
- * `whenOpen` once the stream is live (its first bytes arrived). Comment lines are skipped.
+ * `whenOpen` once the stream is live (its first bytes arrived). Comment lines are skipped, and so
+ * are ids sent alone, which dispatch no event, unless `idsAlone` (then their `data` is undefined).
  */
 export async function readSse(
   url: string,
   headers: Record<string, string>,
   count: number,
   whenOpen: () => Promise<void> = async () => {},
+  idsAlone = false,
 ): Promise<SseEvent[]> {
   const abort = new AbortController();
   const response = await fetch(url, {
@@ -40,6 +42,7 @@ export async function readSse(
         const fields = parseBlock(buffer.slice(0, end));
         buffer = buffer.slice(end + 2);
         if (fields.data !== undefined) events.push({ id: fields.id, data: JSON.parse(fields.data) });
+        else if (idsAlone && fields.id !== undefined) events.push({ id: fields.id, data: undefined });
       }
     }
   } finally {

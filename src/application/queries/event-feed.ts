@@ -4,7 +4,7 @@ import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ApiKeyReadModel } from '../ports/read-models.ts';
 import { validateLimit } from './paging.ts';
 import { givenPosition } from './positions.ts';
-import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
+import { EVENTS_PER_REQUEST, type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
 
 /**
  * One event as auditors see it: where it stands in the store, what it was, when, who did it (the
@@ -45,6 +45,12 @@ export type EventFeedQuery = {
   readonly limit?: number;
 };
 
+/**
+ * Where a followed feed has read to, though its filter passed over what it read: a position to
+ * resume after (decimal, as an event's).
+ */
+export type FeedCheckpoint = { readonly checkpoint: string };
+
 export type FollowQuery = Omit<EventFeedQuery, 'limit'> & {
   /** Without `after`: from the first event (true) or from the store's head, only what comes next. */
   readonly fromStart?: boolean;
@@ -66,6 +72,21 @@ type Filter = { readonly type?: string; readonly stream?: string };
 
 export function eventFeedQueries(deps: { readonly store: EventStore; readonly keys: ApiKeyReadModel }) {
   const { store, keys } = deps;
+  /**
+   * As `followEvents`, with a checkpoint after every EVENTS_PER_REQUEST events in a row that the
+   * filter passed over: where a client that resumes should start, so that it reads and pays for
+   * them once (REST's stream sends it as an `id:` alone, which moves a client's Last-Event-ID).
+   */
+  async function followFeed(
+    query: FollowQuery,
+    signal: AbortSignal,
+    pay?: PayForReads,
+  ): Promise<AsyncIterable<AuditEvent | FeedCheckpoint>> {
+    const filter = validateFilter(query);
+    const start = await givenStart(store, query);
+    const from = start ?? (query.fromStart === true ? 'start' : 'head');
+    return follow({ store, keys, filter, signal, meter: readMeter(pay) }, from);
+  }
   return {
     /** All events in store order, a page at a time, optionally of one type or one stream. */
     async eventFeed(query: EventFeedQuery = {}): Promise<EventFeedPage> {
@@ -96,11 +117,9 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
       signal: AbortSignal,
       pay?: PayForReads,
     ): Promise<AsyncIterable<AuditEvent>> {
-      const filter = validateFilter(query);
-      const start = await givenStart(store, query);
-      const from = start ?? (query.fromStart === true ? 'start' : 'head');
-      return follow({ store, keys, filter, signal, meter: readMeter(pay) }, from);
+      return withoutCheckpoints(await followFeed(query, signal, pay));
     },
+    followFeed,
   };
 }
 
@@ -131,7 +150,7 @@ type Following = {
 async function* follow(
   following: Following,
   start: NonNullable<Start> | 'start' | 'head',
-): AsyncGenerator<AuditEvent> {
+): AsyncGenerator<AuditEvent | FeedCheckpoint> {
   const { store, keys, filter, signal, meter } = following;
   const head = await store.headPosition();
   // A replay, what is read up to the head as it is now, is paid for; what comes next is not.
@@ -152,16 +171,33 @@ async function* follow(
   const close = () => void subscription.close();
   signal.addEventListener('abort', close, { once: true });
   try {
+    let passedOver = 0;
     for await (const batch of subscription.batches()) {
       // Paid for before any of it is delivered.
       if (replayTo !== undefined && batch.length > 0 && batch[0]!.position <= replayTo)
         await meter(countUpTo(batch, replayTo));
-      for (const event of batch) if (matches(event, filter)) yield auditEvent(event, keys);
+      for (const event of batch) {
+        if (matches(event, filter)) {
+          passedOver = 0;
+          yield auditEvent(event, keys);
+        } else if (++passedOver === EVENTS_PER_REQUEST) {
+          passedOver = 0;
+          yield { checkpoint: event.position.toString() };
+        }
+      }
     }
   } finally {
     signal.removeEventListener('abort', close);
     await subscription.close();
   }
+}
+
+async function* withoutCheckpoints(items: AsyncIterable<AuditEvent | FeedCheckpoint>) {
+  for await (const item of items) if (!isCheckpoint(item)) yield item;
+}
+
+export function isCheckpoint(item: AuditEvent | FeedCheckpoint): item is FeedCheckpoint {
+  return 'checkpoint' in item;
 }
 
 /** How many of a batch's events are at `position` or before it. */

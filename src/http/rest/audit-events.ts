@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
-import type { Application, EventFeedQuery } from '../../application/index.ts';
+import { type Application, type EventFeedQuery, isCheckpoint } from '../../application/index.ts';
 import { BannedError } from '../../shared/auth-errors.ts';
 import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
@@ -48,7 +48,7 @@ export async function auditEventRoutes(
       if (wantsEventStream(request)) {
         request.holdStream(reply.raw);
         const stream = new AbortController();
-        const events = await application.followEvents(
+        const events = await application.followFeed(
           filter,
           stream.signal,
           payFromBudget(reply, stream.signal),
@@ -68,7 +68,11 @@ export async function auditEventRoutes(
           .type('text/event-stream; charset=utf-8')
           .header('Cache-Control', 'no-store')
           .header('X-Accel-Buffering', 'no') // nginx: pass each event on at once
-          .send(sseBody(allowed, (event) => event.position));
+          .send(
+            sseBody(allowed, (item) =>
+              isCheckpoint(item) ? { id: item.checkpoint } : { id: item.position, data: item },
+            ),
+          );
       }
       const page = await application.eventFeed({
         ...filter,
