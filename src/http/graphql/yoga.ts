@@ -9,7 +9,7 @@ import type { GraphQLContext } from './builder.ts';
 import { isUnexpected, toClientError, useErrorTranslation } from './error-translation.ts';
 import { useGetParams } from './get-params.ts';
 import { hardeningPlugins } from './hardening.ts';
-import { useOperationNameType } from './operation-name.ts';
+import { useOperationNameType, useOperationResolution } from './operation-name.ts';
 import { useFeedReadLimit } from './feed-reads.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
 import { queryTextCache } from './query-text-cache.ts';
@@ -60,6 +60,7 @@ export function createPetStoreYoga(options: YogaOptions) {
     plugins: [
       useGetParams(),
       useOperationNameType(),
+      useOperationResolution(),
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
       useStreamSlots(),

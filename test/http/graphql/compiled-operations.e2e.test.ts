@@ -167,6 +167,8 @@ describe('compiled operations', () => {
     await post(reader, { query, operationName: 'Pets' });
     const other = await post(reader, { query, operationName: 'Other' });
     expect(other.compiled).toBe(false);
-    expect(JSON.parse(other.body).errors[0].message).toBe('Could not determine what operation to execute.');
+    expect(JSON.parse(other.body).errors[0].message).toBe(
+      'The document holds no operation named "Other": it holds Pets.',
+    );
   });
 });

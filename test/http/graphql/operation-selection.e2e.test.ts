@@ -38,6 +38,44 @@ describe('a document with several operations', () => {
     expect(server.testApp.application.listPets().pets.map((pet) => pet.id)).toEqual([1]);
   });
 
+  it('answers a request without operationName with 400 OPERATION_RESOLUTION_FAILURE naming the operations to choose from', async () => {
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DOCUMENT }),
+    });
+    expect([response.status, await response.json()]).toEqual([
+      400,
+      {
+        errors: [
+          {
+            message: 'The document holds several operations (Q, M): name the one to run in operationName.',
+            extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('answers an operationName the document does not hold with 400 OPERATION_RESOLUTION_FAILURE naming those it holds', async () => {
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: DOCUMENT, operationName: 'Pets' }),
+    });
+    expect([response.status, await response.json()]).toEqual([
+      400,
+      {
+        errors: [
+          {
+            message: 'The document holds no operation named "Pets": it holds Q, M.',
+            extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+          },
+        ],
+      },
+    ]);
+  });
+
   it('answers an operationName that is not a string with 400 BAD_REQUEST naming the parameter', async () => {
     const response = await fetch(server.endpoint, {
       method: 'POST',
