@@ -155,7 +155,10 @@ async function handleWithYoga(
     // names keep the case Yoga gave them.
     if (key.toLowerCase() !== 'content-encoding' || value !== 'none') reply.header(key, value);
   });
-  if (stallMs !== undefined && response.headers.get('content-type')?.startsWith('text/event-stream'))
-    endWhenStalled(reply.raw, stallMs, request.log);
+  if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+    // nginx: pass each event on at once, as the REST feed asks (`../rest/audit-events.ts`).
+    reply.header('X-Accel-Buffering', 'no');
+    if (stallMs !== undefined) endWhenStalled(reply.raw, stallMs, request.log);
+  }
   return reply.send(response.body);
 }

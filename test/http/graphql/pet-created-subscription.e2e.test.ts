@@ -46,6 +46,19 @@ describe('Subscription.petCreated over server-sent events', () => {
     expect(headers).toEqual({ type: 'text/event-stream', coding: null });
   });
 
+  it('tells a reverse proxy to pass each event on at once, as the REST feed does: X-Accel-Buffering: no', async () => {
+    const abort = new AbortController();
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+      signal: abort.signal,
+    });
+    const buffering = response.headers.get('x-accel-buffering');
+    abort.abort();
+    expect(buffering).toBe('no');
+  });
+
   it('delivers pets created through GraphQL and REST after subscribing, in store order', async () => {
     const viaGraphQL = { name: randomName(), categoryId: randomCategoryId(), status: 'available' };
     const viaRest = { name: randomName(), categoryId: randomCategoryId(), status: 'sold' };
