@@ -10,6 +10,7 @@ import { isUnexpected, toClientError, useErrorTranslation } from './error-transl
 import { useGetParams } from './get-params.ts';
 import { hardeningPlugins } from './hardening.ts';
 import { useOperationNameType, useOperationResolution } from './operation-name.ts';
+import { usePersistedQueryRefusal } from './persisted-queries.ts';
 import { useFeedReadLimit } from './feed-reads.ts';
 import { useMutationFieldLimits } from './mutation-fields.ts';
 import { queryTextCache } from './query-text-cache.ts';
@@ -60,6 +61,7 @@ export function createPetStoreYoga(options: YogaOptions) {
     plugins: [
       useGetParams(),
       useOperationNameType(),
+      usePersistedQueryRefusal(),
       useOperationResolution(),
       ...hardeningPlugins({ introspection: options.introspection }),
       useMutationFieldLimits(),
