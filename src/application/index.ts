@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { mayAccessOrder } from '../domain/orders.ts';
-import type { Clock, RequestContext } from '../shared/context.ts';
+import type { Clock } from '../shared/context.ts';
 import { createPetCommand } from './commands/create-pet.ts';
 import { removePetCommand } from './commands/remove-pet.ts';
 import { updatePetCommand } from './commands/update-pet.ts';
@@ -19,6 +18,7 @@ import { cancelOrderCommand, completeOrderCommand } from './commands/close-order
 import { placeOrderCommand } from './commands/place-order.ts';
 import { consistency } from './consistency.ts';
 import { eventFeedQueries } from './queries/event-feed.ts';
+import { orderChangeQueries } from './queries/order-changes.ts';
 import { getOrderQuery, inventoryQuery, listOrdersQuery } from './queries/orders.ts';
 import { historyQueries } from './queries/history.ts';
 import { timeTravelQueries } from './queries/time-travel.ts';
@@ -39,6 +39,7 @@ export type { HistoryEntry, HistoryPage, HistoryQuery } from './queries/history.
 export type { AuditEvent, EventFeedPage, EventFeedQuery, FeedCheckpoint } from './queries/event-feed.ts';
 export { isCheckpoint } from './queries/event-feed.ts';
 export type { ResumedPetChanges } from './queries/pet-changes.ts';
+export type { OrderChange } from './queries/order-changes.ts';
 export type { PayForReads } from './queries/replay-cost.ts';
 export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 
@@ -125,11 +126,7 @@ export function createApplication(deps: ApplicationDependencies) {
     inventory: inventoryQuery(pets),
     ...historyQueries({ store, keys: deps.keys }),
     ...timeTravelQueries({ store, index: deps.temporal }),
-    /** Calls `listener` with every order the caller may see as it is placed or changed, in store order. */
-    onOrderChange: (context: RequestContext, listener: Parameters<OrderReadModel['onChange']>[0]) =>
-      orders.onChange((order) => {
-        if (mayAccessOrder(order, context)) listener(order);
-      }),
+    ...orderChangeQueries({ store, orders, progress: deps.progress }),
     ...eventFeedQueries({ store, keys: deps.keys }),
     /** Answers once this process's read models include the position (X-Min-Position), or fails within the bound. */
     awaitPosition: positions.awaitPosition,

@@ -12,11 +12,11 @@ export function orderReadModel(
   return {
     getOrder: (id) => readModel.state.byId.get(id),
     page: (query) => pageOrders(readModel.state, query),
-    onChange(listener: (order: VersionedOrder) => void) {
+    onChange(listener: (order: VersionedOrder, position: bigint) => void) {
       return readModel.onApplied((event) => {
         if (!ORDER_EVENT_TYPES.has(event.type)) return;
         const order = readModel.state.byId.get(event.data.orderId as number);
-        if (order !== undefined && order.version === Number(event.revision)) listener(order);
+        if (order !== undefined && order.version === Number(event.revision)) listener(order, event.position);
       });
     },
     waitFor,

@@ -116,6 +116,29 @@ describe('a replay pays one request for every 10,000 events it reads', () => {
     expect(await remainingAfterAPage(reader)).toBe(String(100 - 1 - 2 - 1));
   });
 
+  it('over GraphQL: orderChanged(after:) pays for the store it reads and the order’s stream it folds', async () => {
+    const admin = await key(['orders:read', 'admin', 'audit:read']);
+    const context = { correlationId: 'c' };
+    const { pet } = await server.testApp.application.createPet(
+      { name: 'Rex', categoryId: 1, status: 'available' },
+      context,
+    );
+    const { order } = await server.testApp.application.placeOrder({ petId: pet.id }, context);
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(25_000);
+    await server.testApp.application.cancelOrder(order.id, context);
+    const query = `subscription { orderChanged(after: "${from}") { id status } }`;
+    const changes = await subscribeOverSse(`${server.origin}/graphql`, query, 1, async () => {}, admin);
+    expect(changes).toEqual([
+      {
+        data: { orderChanged: { id: order.id, status: 'cancelled' } },
+        extensions: { storePosition: expect.any(String) },
+      },
+    ]);
+    // 25,002 events read from the store (the noise, the cancellation and its pet's event), and the order's 2 folded.
+    expect(await remainingAfterAPage(admin)).toBe(String(100 - 1 - 2 - 1));
+  });
+
   it('pays nothing for the live events that come after the store’s head as it was when the stream opened', async () => {
     const auditor = await key(['audit:read']);
     let needle: bigint | undefined;

@@ -51,8 +51,8 @@ export type OrderReadModel = {
     readonly after?: number;
     readonly limit: number;
   }): { orders: VersionedOrder[]; hasMore: boolean };
-  /** Calls `listener` with every order placed or changed from now on, in store order. */
-  onChange(listener: (order: VersionedOrder) => void): () => void;
+  /** Calls `listener` with every order placed or changed from now on, in store order, with the change's position. */
+  onChange(listener: (order: VersionedOrder, position: bigint) => void): () => void;
   /** Resolves once the read model includes the event at this position. */
   waitFor(position: bigint): Promise<void>;
 };

@@ -186,9 +186,50 @@ describe('the store over GraphQL', () => {
       },
       alice,
     );
+    const [placed, cancelled] = await server.testApp.store.readStream(`order-${mine}`);
     expect(events).toEqual([
-      { data: { orderChanged: { id: mine, status: 'placed' } } },
-      { data: { orderChanged: { id: mine, status: 'cancelled' } } },
+      {
+        data: { orderChanged: { id: mine, status: 'placed' } },
+        extensions: { storePosition: String(placed!.position) },
+      },
+      {
+        data: { orderChanged: { id: mine, status: 'cancelled' } },
+        extensions: { storePosition: String(cancelled!.position) },
+      },
+    ]);
+  });
+
+  it('resumes after a store position: the key’s own changes since, then live ones, with no gap and no repeat', async () => {
+    const first = (await place(alice, await newPet())).id as number;
+    const from = (await server.testApp.store.headPosition())!;
+    // While the client is away: another key's order, a change and a new order of its own.
+    await place(bob, await newPet());
+    await gql(alice, 'mutation($id: SafeInt!) { cancelOrder(id: $id) { __typename } }', { id: first });
+    const second = (await place(alice, await newPet())).id as number;
+    const events = await subscribeOverSse(
+      server.endpoint,
+      `subscription { orderChanged(after: "${from}") { id status version } }`,
+      3,
+      async () => {
+        await gql(alice, 'mutation($id: SafeInt!) { completeOrder(id: $id) { __typename } }', { id: second });
+      },
+      alice,
+    );
+    const [, firstCancelled] = await server.testApp.store.readStream(`order-${first}`);
+    const [secondPlaced, secondCompleted] = await server.testApp.store.readStream(`order-${second}`);
+    expect(events).toEqual([
+      {
+        data: { orderChanged: { id: first, status: 'cancelled', version: 1 } },
+        extensions: { storePosition: String(firstCancelled!.position) },
+      },
+      {
+        data: { orderChanged: { id: second, status: 'placed', version: 0 } },
+        extensions: { storePosition: String(secondPlaced!.position) },
+      },
+      {
+        data: { orderChanged: { id: second, status: 'completed', version: 1 } },
+        extensions: { storePosition: String(secondCompleted!.position) },
+      },
     ]);
   });
 });

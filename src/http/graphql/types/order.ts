@@ -5,6 +5,7 @@ import {
   PetNotAvailableError,
   type VersionedOrder,
 } from '../../../domain/orders.ts';
+import type { OrderChange } from '../../../application/index.ts';
 import { PetRemovedError } from '../../../domain/pets.ts';
 import {
   IdempotencyKeyReusedError,
@@ -16,7 +17,10 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { accessWatch } from '../../access-watch.ts';
-import { liveStream } from '../live-stream.ts';
+import { liveStream, resumedStream } from '../live-stream.ts';
+import { noteStorePosition } from '../store-position.ts';
+import { payFromBudget } from '../../replay-payment.ts';
+import { RESUME_AFTER } from './pet-change-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
 import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './idempotency-key.ts';
@@ -210,14 +214,44 @@ builder.subscriptionFields((t) => ({
     type: Order,
     authScopes: { scope: 'orders:read' },
     description:
-      'Your orders (every order, for an admin key) as they are placed, completed or cancelled, in store order.',
-    subscribe: (_root, _args, { application, closing, requestContext, req }) =>
-      liveStream<VersionedOrder>(
-        (emit) => application.onOrderChange(requestContext, emit),
+      'Your orders (every order, for an admin key) as they are placed, completed or cancelled, in store order. ' +
+      'Each event carries its store position in `extensions.storePosition`; to resume after a disconnection, ' +
+      'subscribe again with `after` set to the last one received: the changes since are delivered first.',
+    args: { after: t.arg.string({ description: RESUME_AFTER }) },
+    subscribe: async (_root, { after }, { application, closing, requestContext, req, reply }) => {
+      // An admin key's stream carries every order: it ends when the key loses admin, too.
+      const watch = accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']);
+      if (after == null)
+        return liveStream<OrderChange>(
+          (emit) => application.onOrderChange(requestContext, emit),
+          closing,
+          watch,
+        );
+      const ended = new AbortController();
+      // A bad position fails the request, not the stream.
+      const start = await application.resumeOrderChanges(
+        requestContext,
+        after,
+        payFromBudget(reply, ended.signal),
+      );
+      return resumedStream<OrderChange>(
+        (emit) => {
+          const { replayed, unsubscribe } = start(emit);
+          return {
+            replayed,
+            unsubscribe: () => {
+              ended.abort();
+              unsubscribe();
+            },
+          };
+        },
         closing,
-        // An admin key's stream carries every order: it ends when the key loses admin, too.
-        accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']),
-      ),
-    resolve: (order) => order,
+        watch,
+      );
+    },
+    resolve: (change, _args, context) => {
+      noteStorePosition(context, change.position);
+      return change.order;
+    },
   }),
 }));
