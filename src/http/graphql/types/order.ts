@@ -39,7 +39,7 @@ export const Order = builder.objectRef<VersionedOrder>('Order').implement({
   description: 'An order for one pet. Only the key that placed it, or an admin key, sees it.',
   fields: (t) => ({
     id: t.expose('id', { type: SafeInt }),
-    petId: t.expose('petId', { type: SafeInt }),
+    petId: t.expose('petId', { type: SafeInt, description: 'The pet ordered.' }),
     pet: t.field({
       type: Pet,
       nullable: true,
@@ -54,13 +54,38 @@ export const Order = builder.objectRef<VersionedOrder>('Order').implement({
         }
       },
     }),
-    status: t.field({ type: OrderStatus, resolve: (order) => order.status }),
-    placedAt: t.exposeString('placedAt'),
-    placedBy: t.string({ nullable: true, resolve: (order) => order.placedBy ?? null }),
-    note: t.string({ nullable: true, resolve: (order) => order.note ?? null }),
-    completedAt: t.string({ nullable: true, resolve: (order) => order.completedAt ?? null }),
-    cancelledAt: t.string({ nullable: true, resolve: (order) => order.cancelledAt ?? null }),
-    cancelReason: t.string({ nullable: true, resolve: (order) => order.cancelReason ?? null }),
+    status: t.field({
+      type: OrderStatus,
+      description:
+        'placed (it holds its pet, pending), then completed (the pet sold) or cancelled (available again).',
+      resolve: (order) => order.status,
+    }),
+    placedAt: t.exposeString('placedAt', { description: 'When it was placed: an RFC 3339 time, UTC.' }),
+    placedBy: t.string({
+      nullable: true,
+      description: 'The id of the API key that placed it (not its secret); null when none did.',
+      resolve: (order) => order.placedBy ?? null,
+    }),
+    note: t.string({
+      nullable: true,
+      description: 'The note given when it was placed.',
+      resolve: (order) => order.note ?? null,
+    }),
+    completedAt: t.string({
+      nullable: true,
+      description: 'When it was completed (RFC 3339, UTC); null unless completed.',
+      resolve: (order) => order.completedAt ?? null,
+    }),
+    cancelledAt: t.string({
+      nullable: true,
+      description: 'When it was cancelled (RFC 3339, UTC); null unless cancelled.',
+      resolve: (order) => order.cancelledAt ?? null,
+    }),
+    cancelReason: t.string({
+      nullable: true,
+      description: 'The reason given when it was cancelled, if any.',
+      resolve: (order) => order.cancelReason ?? null,
+    }),
     version: t.exposeInt('version', { description: 'The revision of the order’s stream: REST’s ETag.' }),
   }),
 });

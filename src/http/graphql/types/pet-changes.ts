@@ -97,12 +97,18 @@ const PetChangeType = builder.enumType('PetChangeType', {
 const PetChange = builder.objectRef<PetChangeShape>('PetChange').implement({
   description: 'A pet created, changed or removed. `pet` is the pet after the change; null once removed.',
   fields: (t) => ({
-    type: t.field({ type: PetChangeType, resolve: (change) => change.type }),
+    type: t.field({
+      type: PetChangeType,
+      description: 'What happened to the pet.',
+      resolve: (change) => change.type,
+    }),
     id: t.field({
       type: SafeInt,
+      description: 'The pet’s id (not the change’s: a client cache should not key PetChange by it).',
       resolve: (change) => (change.type === 'removed' ? change.id : change.pet.id),
     }),
     version: t.int({
+      description: 'The pet’s version that the change made (its removal’s, for removed).',
       resolve: (change) => (change.type === 'removed' ? change.version : change.pet.version),
     }),
     pet: t.field({
