@@ -78,6 +78,9 @@ type Row = {
   status: string | null;
 };
 
+/** The version a new one replaced, with the time it began. */
+type ClosedRow = Row & { from_time: number };
+
 /** A position as 16 big-endian bytes: byte order is number order, for KurrentDB's 128-bit ones too. */
 export function positionKey(position: bigint): Uint8Array {
   const key = new Uint8Array(16);
@@ -341,8 +344,13 @@ export class SqliteTemporalIndex implements TemporalPetIndex {
       return;
     }
     // Closes the pet's current version unless it is this one or a later one (a replay).
-    const current = this.#statements.close.get(at, timeMs, id, version) as Row | undefined;
+    const current = this.#statements.close.get(at, timeMs, id, version) as ClosedRow | undefined;
     if (current === undefined) return;
+    // A clock stepped back (or another process's, behind): no earlier version holds past this time,
+    // so that a page as of a time lists the pet as `petAsOf` answers it (the last version recorded
+    // at or before the time), once, rather than also as a version this one replaced. Versions end
+    // no later than the current one began, so only a time before that can end any earlier.
+    if (timeMs < current.from_time) this.#statements.endEarlierVersions.run(timeMs, id, timeMs);
     const next = { ...current, version };
     if (event.type === 'PetRenamed') next.name = data.name as string;
     if (event.type === 'PetRecategorised') next.category_id = data.categoryId as number;
@@ -412,8 +420,9 @@ function prepare(db: DatabaseSync) {
     ),
     close: db.prepare(
       `UPDATE pet_versions SET to_pos = ?, to_time = ? WHERE pet_id = ? AND to_pos IS NULL AND version < ?
-       RETURNING ${COLUMNS}`,
+       RETURNING ${COLUMNS}, from_time`,
     ),
+    endEarlierVersions: db.prepare('UPDATE pet_versions SET to_time = ? WHERE pet_id = ? AND to_time > ?'),
     petAtPosition: db.prepare(
       `SELECT ${COLUMNS} FROM pet_versions WHERE pet_id = ? AND from_pos <= ? ORDER BY from_pos DESC LIMIT 1`,
     ),

@@ -94,6 +94,26 @@ describe('SqliteTemporalIndex', () => {
     await Promise.all(indexes.map((index) => index.stop()));
   });
 
+  it('lists a pet once, as the lookup of one pet has it, when a clock stepped back between its events', async () => {
+    await renamedPet(); // Rex on 1 January, Max on 2 January
+    await store.appendToStream('pet-1', [
+      {
+        type: 'PetRenamed',
+        data: { id: 1, name: 'Bo', previousName: 'Max' },
+        metadata: metadata('2030-01-01T06:00:00.000Z'), // recorded by a clock a day behind
+      },
+    ]);
+    const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), store, logger);
+    index.start();
+    await index.waitFor((await store.headPosition())!);
+    const at = { timeMs: Date.parse('2030-01-01T12:00:00Z') };
+    const page = index.pageAsOf({ at, limit: 10 });
+    const one = index.petAsOf(1, at);
+    await index.stop();
+    expect(page).toEqual({ pets: [{ id: 1, name: 'Bo', categoryId: 1, version: 2 }], hasMore: false });
+    expect(one).toEqual({ id: 1, name: 'Bo', categoryId: 1, version: 2 });
+  });
+
   it(`reads at most ${AS_OF_SCAN_LIMIT} versions for a page: where few pets match, it ends short with the cursor where it stopped`, async () => {
     await seedPets(store, AS_OF_SCAN_LIMIT + 5); // position 1: the id block; pet n at position n + 1
     const index = new SqliteTemporalIndex(path.join(temp.dir, 'temporal.sqlite'), store, logger);
