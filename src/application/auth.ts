@@ -15,8 +15,11 @@ export type Auth = {
   readonly keys: KeyRegistry;
   readonly limiter: RateLimiter;
   readonly clock: Clock;
-  /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
-  banKey(key: ApiKey, correlationId: string): Promise<ApiKey | undefined>;
+  /**
+   * Bans a key that keeps sending after 429, at least until `windowEndMs`, when the window it
+   * overran ends; resolves to the key's state after the ban.
+   */
+  banKey(key: ApiKey, correlationId: string, windowEndMs: number): Promise<ApiKey | undefined>;
 };
 
 export type AuthDependencies = {
@@ -39,13 +42,17 @@ export function createAuth(deps: AuthDependencies): Auth {
    * Resolves the key as the ban command left it, without waiting for the read model: banned, or
    * already banned by another process. Undefined when the key is unknown or the store failed.
    */
-  async function banKey(key: ApiKey, correlationId: string): Promise<ApiKey | undefined> {
+  async function banKey(
+    key: ApiKey,
+    correlationId: string,
+    windowEndMs: number,
+  ): Promise<ApiKey | undefined> {
     try {
       const reason = `more than ${REJECTED_REQUESTS_BEFORE_BAN} requests past the limit in one window`;
       const change = await banApiKey(
         { store, clock },
         key.keyId,
-        { seconds: deps.banSeconds, reason },
+        { seconds: deps.banSeconds, reason, notBeforeMs: windowEndMs },
         { correlationId },
       );
       if (change.changed && change.key !== undefined) {

@@ -261,15 +261,21 @@ export function decideChangeApiKeyPlan(
   return [{ type: 'ApiKeyPlanChanged', data: { keyId, plan, limits, changedAt: now.toISOString() } }];
 }
 
-/** A key already banned, revoked or unknown is not banned again (several processes may ask at once). */
+/**
+ * A ban of `seconds`, lasting at least until `notBeforeMs` when given (the end of the window whose
+ * limit the key overran: it is refused until then anyway, and the ban's Retry-After must not send it
+ * back sooner). A key already banned, revoked or unknown is not banned again (several processes may
+ * ask at once).
+ */
 export function decideBanApiKey(
   state: ApiKey | undefined,
   keyId: string,
-  ban: { readonly seconds: number; readonly reason: string },
+  ban: { readonly seconds: number; readonly reason: string; readonly notBeforeMs?: number },
   now: Date,
 ): ApiKeyBanned[] {
   if (state === undefined || state.revoked || isBanned(state, now.getTime())) return [];
-  const until = new Date(now.getTime() + ban.seconds * 1000).toISOString();
+  const untilMs = Math.max(now.getTime() + ban.seconds * 1000, ban.notBeforeMs ?? 0);
+  const until = new Date(untilMs).toISOString();
   return [{ type: 'ApiKeyBanned', data: { keyId, bannedAt: now.toISOString(), until, reason: ban.reason } }];
 }
 

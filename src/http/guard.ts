@@ -94,8 +94,11 @@ export type ApiKeyGuardDependencies = {
   };
   readonly limiter: RateLimiter;
   readonly clock: Clock;
-  /** Bans a key that keeps sending after 429; resolves to the key's state after the ban. */
-  readonly banKey: (key: ApiKey, correlationId: string) => Promise<ApiKey | undefined>;
+  /**
+   * Bans a key that keeps sending after 429, at least until `windowEndMs` (the end of the window it
+   * overran); resolves to the key's state after the ban.
+   */
+  readonly banKey: (key: ApiKey, correlationId: string, windowEndMs: number) => Promise<ApiKey | undefined>;
   /**
    * Told of every rate-limit decision, for metrics: by the key's plan, or `anonymous` (requests
    * without a valid key) or `public` (the public routes' per-address budget).
@@ -146,7 +149,7 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     nowMs: number,
     status: RateStatus,
   ): Promise<void> {
-    const bannedKey = await deps.banKey(key, request.id);
+    const bannedKey = await deps.banKey(key, request.id, status.reset * 1000);
     if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) {
       decided('banned', key.plan);
       throw banned(reply, bannedKey, nowMs);

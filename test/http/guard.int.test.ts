@@ -302,6 +302,19 @@ describe.each([
       expect((await get('/v1/pets', secret)).statusCode).toBe(200);
     });
 
+    it('bans a key that overran its day until the day ends, when that is later: its Retry-After is when it is served again', async () => {
+      const { secret } = await service.issueKey({ plan: 'enterprise', perMinute: 20, perDay: 21 });
+      for (let i = 0; i < 20; i++) await get('/v1/pets', secret);
+      clock.advance(60_000);
+      for (let i = 0; i < 12; i++) await get('/v1/pets', secret); // 1 served, then 11 past the day's limit
+      const banned = await get('/v1/pets', secret);
+      expect(banned.json().code).toBe('banned');
+      expect(banned.headers['retry-after']).toBe(String(DAY_END - clock.nowMs() / 1000));
+      expect(rateHeaders(banned).reset).toBe(String(DAY_END));
+      clock.set(DAY_END * 1000);
+      expect((await get('/v1/pets', secret)).statusCode).toBe(200);
+    });
+
     it('bans without waiting for this process to see the ban (its read models have stopped following)', async () => {
       const { secret, keyId } = await service.issueKey({ plan: 'free' });
       await service.service.readModels.stop();

@@ -73,7 +73,7 @@ export function changeApiKeyPlan(
 export function banApiKey(
   deps: KeyCommandDependencies,
   keyId: string,
-  ban: { readonly seconds: number; readonly reason: string },
+  ban: { readonly seconds: number; readonly reason: string; readonly notBeforeMs?: number },
   context: RequestContext,
 ): Promise<KeyChange> {
   return changeKey(deps, keyId, context, (state, now) => decideBanApiKey(state, keyId, ban, now));
