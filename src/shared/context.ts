@@ -23,3 +23,8 @@ export type RequestContext = {
  */
 export type Clock = { now(): Date; nowMs(): number };
 export const systemClock: Clock = { now: () => new Date(), nowMs: Date.now };
+
+/** A clock stopped at `instant`: for the events of one decision, which all happened when it was made. */
+export function clockAt(instant: Date): Clock {
+  return { now: () => instant, nowMs: () => instant.getTime() };
+}

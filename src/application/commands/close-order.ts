@@ -91,8 +91,9 @@ async function decideAndAppend(
       ? await fromStream(deps, visible.petId)
       : fromReadModel({ readModel: deps.pets }, visible.petId);
     let decision: ReturnType<Decide>;
+    const decidedAt = deps.clock.now();
     try {
-      decision = decide(visible, id, pet.state, deps.clock.now());
+      decision = decide(visible, id, pet.state, decidedAt);
     } catch (refusal) {
       // The order's and the pet's read models may be at different positions: decide on the streams.
       // There a refusal stands; an order placed whose pet it does not hold (not an AppError) was
@@ -110,6 +111,7 @@ async function decideAndAppend(
           orderRevision: BigInt(version!),
           pet: decision.pet,
           petRevision: BigInt(pet.version!),
+          decidedAt,
         },
         visible,
       );

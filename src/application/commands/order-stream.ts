@@ -7,7 +7,7 @@ import {
   type VersionedOrder,
 } from '../../domain/orders.ts';
 import { petStreamName, type PetStatusChanged } from '../../domain/pets.ts';
-import type { Clock, RequestContext } from '../../shared/context.ts';
+import { type Clock, clockAt, type RequestContext } from '../../shared/context.ts';
 import { NotFoundError } from '../../shared/errors.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
 import type { EventStore, ExpectedRevision, StreamAppend } from '../ports/event-store.ts';
@@ -67,8 +67,9 @@ export function orderNotFound(id: number): NotFoundError {
 }
 
 /**
- * Appends an order's event and its pet's change atomically, each stream at the revision given;
- * resolves the order after it, once this process's read models include both.
+ * Appends an order's event and its pet's change atomically, each stream at the revision given, both
+ * at the time the decision was made (the time its data records); resolves the order after it, once
+ * this process's read models include both.
  */
 export async function appendOrderDecision(
   deps: OrderStreamDependencies,
@@ -78,12 +79,13 @@ export async function appendOrderDecision(
     readonly orderRevision: ExpectedRevision;
     readonly pet: PetStatusChanged;
     readonly petRevision: ExpectedRevision;
+    readonly decidedAt: Date;
   },
   before: Order | undefined,
   /** Appends that must land with the decision or not at all (an idempotency key's claim). */
   alongside: readonly StreamAppend[] = [],
 ): Promise<{ readonly order: VersionedOrder; readonly position: bigint }> {
-  const metadata = () => newEventMetadata(deps.clock, context);
+  const metadata = () => newEventMetadata(clockAt(decision.decidedAt), context);
   const result = await deps.store.appendToStreams([
     {
       streamName: orderStreamName(decision.order.data.orderId),

@@ -78,7 +78,8 @@ async function decideAndAppend(
       fromStore = true; // before a 404 or 409, make sure this process's read model is not behind
       continue;
     }
-    const decision = decidePlaceOrder(order, orderId, pet.state, context.apiKeyId, deps.clock.now());
+    const decidedAt = deps.clock.now();
+    const decision = decidePlaceOrder(order, orderId, pet.state, context.apiKeyId, decidedAt);
     try {
       return await appendOrderDecision(
         deps,
@@ -88,6 +89,7 @@ async function decideAndAppend(
           orderRevision: 'no_stream',
           pet: decision.pet,
           petRevision: BigInt(pet.version!),
+          decidedAt,
         },
         undefined,
         claim === undefined ? [] : [claim],
