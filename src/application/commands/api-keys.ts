@@ -1,4 +1,4 @@
-import type { Clock, RequestContext } from '../../shared/context.ts';
+import { type Clock, clockAt, type RequestContext } from '../../shared/context.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import {
@@ -44,10 +44,11 @@ export async function issueApiKey(
   context: RequestContext,
 ): Promise<{ key: ApiKey; secret: string; position: bigint }> {
   const { keyId, secret } = generateApiKey();
-  const event = decideIssueApiKey(command, { keyId, secretHash: hashApiKey(secret) }, deps.clock.now());
+  const now = deps.clock.now();
+  const event = decideIssueApiKey(command, { keyId, secretHash: hashApiKey(secret) }, now);
   const result = await deps.store.appendToStream(
     apiKeyStreamName(keyId),
-    [{ ...event, metadata: newEventMetadata(deps.clock, context) }],
+    [{ ...event, metadata: newEventMetadata(clockAt(now), context) }],
     { expectedRevision: 'no_stream' },
   );
   return { key: evolveApiKey(undefined, event)!, secret, position: result.position };
@@ -150,12 +151,13 @@ async function changeKey(
       (key, event) => evolveApiKey(key, event as unknown as ApiKeyEvent),
       undefined,
     );
-    const events = decide(state, deps.clock.now());
+    const now = deps.clock.now();
+    const events = decide(state, now);
     if (events.length === 0) return { key: state, changed: false, position: undefined };
     try {
       const result = await deps.store.appendToStream(
         stream,
-        events.map((event) => ({ ...event, metadata: newEventMetadata(deps.clock, context) })),
+        events.map((event) => ({ ...event, metadata: newEventMetadata(clockAt(now), context) })),
         { expectedRevision: recorded.at(-1)?.revision ?? 'no_stream' },
       );
       return { key: events.reduce(evolveApiKey, state), changed: true, position: result.position };

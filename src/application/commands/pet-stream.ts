@@ -8,7 +8,7 @@ import {
   type VersionedPet,
 } from '../../domain/pets.ts';
 import { PreconditionFailedError } from '../../shared/errors.ts';
-import type { Clock, RequestContext } from '../../shared/context.ts';
+import { type Clock, clockAt, type RequestContext } from '../../shared/context.ts';
 import { newEventMetadata } from '../../shared/event-metadata.ts';
 import { type EventStore, WrongExpectedRevisionError } from '../ports/event-store.ts';
 import type { PetReadModel } from '../ports/read-models.ts';
@@ -112,10 +112,11 @@ async function decideAndAppend(
     }
     if (events.length === 0)
       return { pet: versioned(state, current!), version: current!, position: undefined };
+    const decidedAt = clockAt(deps.clock.now()); // a patch's several events happened at one time
     try {
       const result = await deps.store.appendToStream(
         petStreamName(id),
-        events.map((event) => ({ ...event, metadata: newEventMetadata(deps.clock, context) })),
+        events.map((event) => ({ ...event, metadata: newEventMetadata(decidedAt, context) })),
         { expectedRevision: BigInt(current!) },
       );
       await deps.readModel.waitFor(result.position);

@@ -1,11 +1,13 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { issueApiKey } from '../../src/application/commands/api-keys.ts';
 import type { Clock } from '../../src/shared/context.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
- * An order's decision is made at one instant: its events (the order's and its pet's, appended
- * together) carry that time, and so do the order's own timestamps, however the clock moves while
- * they are written. A clock that moves a millisecond each time it is read shows any second reading.
+ * A decision is made at one instant: the events it appends together (an order's and its pet's, a
+ * patch's several changes) carry that time, and so do the timestamps of their data, however the
+ * clock moves while they are written. A clock that moves a millisecond each time it is read shows
+ * any second reading.
  */
 
 const START = Date.UTC(2030, 0, 15, 10, 0, 0);
@@ -46,4 +48,24 @@ it('records a completion at one time: completedAt, the OrderCompleted event and 
     order.completedAt,
     order.completedAt,
   ]);
+});
+
+it('records a patch that makes several changes at one time: each of its events', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, context);
+  await t.application.updatePet(pet.id, { name: 'Max', status: 'pending' }, context);
+  const events = await t.store.readStream(`pet-${pet.id}`);
+  expect(events.slice(1).map((event) => [event.type, event.metadata.occurredAt])).toEqual([
+    ['PetRenamed', events[1]!.metadata.occurredAt],
+    ['PetStatusChanged', events[1]!.metadata.occurredAt],
+  ]);
+});
+
+it('records a key’s issue at one time: issuedAt and the ApiKeyIssued event', async () => {
+  const { key } = await issueApiKey(
+    { store: t.store, clock: t.service.auth.clock },
+    { plan: 'free' },
+    context,
+  );
+  const [issued] = await t.store.readStream(`apikey-${key.keyId}`);
+  expect(issued!.metadata.occurredAt).toBe(key.issuedAt);
 });
