@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import type { CounterStore } from './application/ports/counters.ts';
+import { systemClock } from './shared/context.ts';
 import {
   COUNTER_CHANNEL,
   CounterBroker,
@@ -75,7 +76,7 @@ export function runPrimary(
   let failureTold = false;
   /** Resolves once a failed start has been told: `stopped` waits for it. */
   let told: Promise<void> = Promise.resolve();
-  const broker = new CounterBroker(() => Object.keys(cluster.workers ?? {}).length);
+  const broker = new CounterBroker(() => Object.keys(cluster.workers ?? {}).length, systemClock);
   const workerState = new Map<Worker, WorkerState>();
   const metricsWaiting = new Map<number, (metrics: unknown[]) => void>();
   let nextMetricsId = 0;

@@ -1,4 +1,5 @@
 import type { CounterStore, WindowCounter } from '../application/ports/counters.ts';
+import type { Clock } from '../shared/context.ts';
 import { windowIndex } from '../domain/rate-decision.ts';
 import type { MaybePromise } from '../shared/maybe-promise.ts';
 import { takeOff } from './counts.ts';
@@ -17,6 +18,9 @@ import { takeOff } from './counts.ts';
  * A request the limit refuses is counted at the broker too, so over-limit counts (and bans) are
  * exact; when such a request is refunded (the day window's count of a request the minute window
  * refused), the broker takes it back off, so a refund never becomes a token nobody was granted.
+ * A request made just before a window ended may reach the broker after another worker's request of
+ * the next window: the broker keeps the window before the current one for a moment, so that such a
+ * request counts in its own window (a spent one refuses it) rather than in the next.
  */
 
 export const COUNTER_CHANNEL = 'petstore-counters';
@@ -45,21 +49,27 @@ export type TakeReply = {
 };
 
 const MAX_LEASE = 1_000;
+/** How long after a window ends the broker still counts the requests of it that were on their way. */
+const LATE_MS = 1_000;
 /** Below this many tokens left in a window, none are handed out ahead: every request asks. */
 const LEASE_FROM = 10_000;
+
+type WindowCounts = { readonly window: number; readonly counts: Map<string, number> };
 
 /** The primary's side: the counts of every counter, subject and window. */
 export class CounterBroker {
   readonly #workers: () => number;
-  readonly #windows = new Map<string, { window: number; counts: Map<string, number> }>();
+  readonly #clock: Pick<Clock, 'nowMs'>;
+  readonly #windows = new Map<string, { current: WindowCounts; previous?: WindowCounts }>();
 
   /** `workers`: how many processes share the limits now (the lease shrinks as they grow). */
-  constructor(workers: () => number) {
+  constructor(workers: () => number, clock: Pick<Clock, 'nowMs'>) {
     this.#workers = workers;
+    this.#clock = clock;
   }
 
   take(request: Omit<TakeRequest, 'channel'>): Omit<TakeReply, 'channel'> {
-    const counts = this.#countsOf(request.counter, request.window);
+    const counts = this.#countsOf(request.counter, request.window, request.windowMs);
     const count = counts.get(request.subject) ?? 0;
     const available = request.limit - count;
     if (available < request.points) {
@@ -74,20 +84,38 @@ export class CounterBroker {
     return { id: request.id, granted, count: count + request.points };
   }
 
-  /** Takes a refused request's points off the subject's count, if its window is still the current one. */
+  /** Takes a refused request's points off the subject's count, if the broker still keeps its window. */
   giveBack(request: Omit<GiveBackRequest, 'channel'>): void {
-    const current = this.#windows.get(request.counter);
-    if (current === undefined || current.window !== request.window) return;
-    takeOff(current.counts, request.subject, request.points);
+    const kept = this.#kept(request.counter, request.windowMs);
+    const counts = [kept?.current, kept?.previous].find((held) => held?.window === request.window)?.counts;
+    if (counts !== undefined) takeOff(counts, request.subject, request.points);
   }
 
-  /** Only the newest window of each counter is kept: a window that ended can never count again. */
-  #countsOf(counter: string, window: number): Map<string, number> {
-    const current = this.#windows.get(counter);
-    if (current !== undefined && current.window >= window) return current.counts;
-    const counts = new Map<string, number>();
-    this.#windows.set(counter, { window, counts });
-    return counts;
+  /**
+   * The counts of a counter's newest window, and of the one before it for LATE_MS after it ended. A
+   * request of a window that ended longer ago (or of a window that never came before this one, from a
+   * clock behind) is counted on its own, in nothing kept.
+   */
+  #countsOf(counter: string, window: number, windowMs: number): Map<string, number> {
+    const kept = this.#kept(counter, windowMs);
+    if (kept === undefined || window > kept.current.window) {
+      const counts = new Map<string, number>();
+      this.#windows.set(counter, { current: { window, counts }, ...(kept && { previous: kept.current }) });
+      return counts;
+    }
+    if (window === kept.current.window) return kept.current.counts;
+    return kept.previous?.window === window ? kept.previous.counts : new Map();
+  }
+
+  /** What the broker keeps of a counter, once a previous window past LATE_MS is dropped. */
+  #kept(counter: string, windowMs: number) {
+    const kept = this.#windows.get(counter);
+    if (
+      kept?.previous !== undefined &&
+      this.#clock.nowMs() >= (kept.previous.window + 1) * windowMs + LATE_MS
+    )
+      delete kept.previous;
+    return kept;
   }
 }
 

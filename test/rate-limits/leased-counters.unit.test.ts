@@ -7,8 +7,8 @@ import {
 } from '../../src/rate-limits/leased-counters.ts';
 
 /** Workers' counters over one broker, with the IPC channel replaced by direct calls that are counted. */
-function cluster(workers: number) {
-  const broker = new CounterBroker(() => workers);
+function cluster(workers: number, nowMs = () => NOW) {
+  const broker = new CounterBroker(() => workers, { nowMs });
   let messages = 0;
   const take = async (request: Omit<TakeRequest, 'channel' | 'id'>) => {
     messages += 1;
@@ -68,6 +68,15 @@ describe('leased counters over a broker', () => {
     const { counters } = cluster(1);
     await admitted(counters[0]!, 60, 60);
     expect(await counters[0]!.consume('key_1', NOW + 60_000, 1, 60)).toBe(1);
+  });
+
+  it('count a request in its own window when another worker’s request of the next window reached the broker first', async () => {
+    const { counters } = cluster(2, () => NOW + 55_000); // the next window has just begun
+    const [a, b] = counters;
+    await admitted(a!, 60, 60);
+    expect(await b!.consume('key_1', NOW + 60_000, 1, 60)).toBe(1);
+    expect(await a!.consume('key_1', NOW, 1, 60)).toBe(61);
+    expect(await b!.consume('key_1', NOW + 60_000, 1, 60)).toBe(2);
   });
 
   it('give a refunded token back to the worker for its next request when the limit is far away', async () => {
