@@ -264,8 +264,8 @@ export function decideChangeApiKeyPlan(
 /**
  * A ban of `seconds`, lasting at least until `notBeforeMs` when given (the end of the window whose
  * limit the key overran: it is refused until then anyway, and the ban's Retry-After must not send it
- * back sooner). A key already banned, revoked or unknown is not banned again (several processes may
- * ask at once).
+ * back sooner), and ending on a whole second, as X-RateLimit-Reset names it. A key already banned,
+ * revoked or unknown is not banned again (several processes may ask at once).
  */
 export function decideBanApiKey(
   state: ApiKey | undefined,
@@ -274,7 +274,7 @@ export function decideBanApiKey(
   now: Date,
 ): ApiKeyBanned[] {
   if (state === undefined || state.revoked || isBanned(state, now.getTime())) return [];
-  const untilMs = Math.max(now.getTime() + ban.seconds * 1000, ban.notBeforeMs ?? 0);
+  const untilMs = Math.ceil(Math.max(now.getTime() + ban.seconds * 1000, ban.notBeforeMs ?? 0) / 1000) * 1000;
   const until = new Date(untilMs).toISOString();
   return [{ type: 'ApiKeyBanned', data: { keyId, bannedAt: now.toISOString(), until, reason: ban.reason } }];
 }

@@ -111,6 +111,15 @@ describe('with a key', () => {
     expect(ietf(during.headers)).toEqual([FREE_POLICIES, '"minute";r=0;t=240']);
     expect(agreement(during.headers).ietf).toEqual(agreement(during.headers).x);
   });
+
+  it('agrees with the X- set while a key is banned by a request made within a second', async () => {
+    const { secret } = await service.issueKey({ plan: 'free' });
+    clock.advance(300);
+    for (let i = 0; i < 71; i++) await get('/v1/pets', secret);
+    const during = await get('/v1/pets', secret);
+    expect(during.json().code).toBe('banned');
+    expect(agreement(during.headers).ietf).toEqual(agreement(during.headers).x);
+  });
 });
 
 describe('without a key', () => {
