@@ -116,6 +116,12 @@ export type RateLimitDecision = 'allowed' | 'limited' | 'banned';
 export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   const { keys, limiter, clock } = deps;
   const decided = deps.onDecision ?? (() => {});
+  /**
+   * The bans this process is appending, by key id: a request of the key refused meanwhile answers
+   * as the ban does (banned, with its Retry-After), not with the window's Retry-After, which would
+   * send the client back while it is banned.
+   */
+  const bansUnderWay = new Map<string, Promise<ApiKey | undefined>>();
 
   // Every step below is synchronous while the counters are in memory, and only then asynchronous
   // when they are in Redis: on the embedded default, a request passes the guard without a promise.
@@ -131,9 +137,27 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       setRateLimitHeaders(reply, status, nowMs);
       if (status.allowed) return decided('allowed', key.plan);
       if (crossesBanThreshold(status)) return ban(request, reply, key, nowMs, status);
-      decided('limited', key.plan);
-      throw new RateLimitedError(status.retryAfter);
+      const underWay = bansUnderWay.get(key.keyId);
+      if (underWay !== undefined)
+        return underWay.then((bannedKey) => refuse(reply, key, bannedKey, nowMs, status));
+      return refuse(reply, key, undefined, nowMs, status);
     });
+  }
+
+  /** Answers a refused request: banned when `bannedKey` is banned now, else rate limited. */
+  function refuse(
+    reply: FastifyReply,
+    key: ApiKey,
+    bannedKey: ApiKey | undefined,
+    nowMs: number,
+    status: RateStatus,
+  ): never {
+    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) {
+      decided('banned', key.plan);
+      throw banned(reply, bannedKey, nowMs);
+    }
+    decided('limited', key.plan);
+    throw new RateLimitedError(status.retryAfter);
   }
 
   /** After the limits, so that a refused request is counted and carries the headers like any other. */
@@ -149,13 +173,15 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     nowMs: number,
     status: RateStatus,
   ): Promise<void> {
-    const bannedKey = await deps.banKey(key, request.id, status.reset * 1000);
-    if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) {
-      decided('banned', key.plan);
-      throw banned(reply, bannedKey, nowMs);
+    const underWay = deps.banKey(key, request.id, status.reset * 1000);
+    bansUnderWay.set(key.keyId, underWay);
+    let bannedKey: ApiKey | undefined;
+    try {
+      bannedKey = await underWay;
+    } finally {
+      bansUnderWay.delete(key.keyId);
     }
-    decided('limited', key.plan);
-    throw new RateLimitedError(status.retryAfter);
+    refuse(reply, key, bannedKey, nowMs, status);
   }
 
   function refuseAnonymous(reply: FastifyReply, address: string, nowMs: number, error: Error) {

@@ -315,6 +315,15 @@ describe.each([
       expect((await get('/v1/pets', secret)).statusCode).toBe(200);
     });
 
+    it('answers the requests refused while the ban is being recorded as banned, with the ban’s Retry-After', async () => {
+      const { secret } = await service.issueKey({ plan: 'free' });
+      for (let i = 0; i < 70; i++) await get('/v1/pets', secret);
+      const burst = await Promise.all(Array.from({ length: 4 }, () => get('/v1/pets', secret)));
+      expect(burst.map((response) => [response.json().code, response.headers['retry-after']])).toEqual(
+        Array.from({ length: 4 }, () => ['banned', '300']),
+      );
+    });
+
     it('bans without waiting for this process to see the ban (its read models have stopped following)', async () => {
       const { secret, keyId } = await service.issueKey({ plan: 'free' });
       await service.service.readModels.stop();
