@@ -166,9 +166,19 @@ export function decideIssueApiKey(
   };
 }
 
+/**
+ * The last expiry RFC 3339 can write: past it, `toISOString` gives an expanded year
+ * (`+010000-…`), which the events, the audit feed and Kafka would carry and no RFC 3339 parser,
+ * this service's included, reads back.
+ */
+const LAST_EXPIRY_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+
 function validateExpiry(expiresAt: Date, now: Date): string {
   if (Number.isNaN(expiresAt.getTime()) || expiresAt.getTime() <= now.getTime()) {
     throw new ValidationError('The expiry must be a time in the future.', 'expiresAt');
+  }
+  if (expiresAt.getTime() > LAST_EXPIRY_MS) {
+    throw new ValidationError('The expiry must be no later than 9999-12-31T23:59:59Z.', 'expiresAt');
   }
   return expiresAt.toISOString();
 }

@@ -73,6 +73,13 @@ describe('issuing', () => {
     ).toThrow('The expiry must be a time in the future.');
   });
 
+  it('refuses an expiry past the year 9999, which RFC 3339 cannot write', () => {
+    const expiresAt = new Date('9999-12-31T23:59:59-12:00');
+    expect(() =>
+      decideIssueApiKey({ plan: 'free', expiresAt }, { keyId: 'k', secretHash: 'h' }, NOW),
+    ).toThrow('The expiry must be no later than 9999-12-31T23:59:59Z.');
+  });
+
   it('gives an enterprise key its custom limits', () => {
     const event = decideIssueApiKey(
       { plan: 'enterprise', perMinute: 5000, perDay: 2_000_000 },
