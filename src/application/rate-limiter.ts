@@ -122,7 +122,7 @@ function decide(counting: Counting, minute: number, day: number): MaybePromise<R
   const { windows, subject, limits, nowMs, points } = counting;
   const minuteRefused = minute > limits.perMinute;
   if (!counting.further) {
-    const status = decideRate(nowMs, limits, minute, minuteRefused ? undefined : day);
+    const status = decideRate(nowMs, limits, minute, day);
     return minuteRefused ? andThen(windows.day.refund(subject, nowMs, points), () => status) : status;
   }
   if (!minuteRefused && day <= limits.perDay) return decideRate(nowMs, limits, minute, day);

@@ -41,7 +41,9 @@ export function windowEnd(nowMs: number, windowMs: number): number {
 
 /**
  * The verdict once this request is counted. `dayConsumed` is undefined when the request was not
- * counted in the day window because the minute window already refused it.
+ * counted in the day window because the minute window already refused it. A request both windows
+ * refuse is refused by the day (the binding window on a tie): the minute's end would only bring
+ * another refusal.
  */
 export function decideRate(
   nowMs: number,
@@ -49,13 +51,13 @@ export function decideRate(
   minuteConsumed: number,
   dayConsumed: number | undefined,
 ): RateStatus {
+  const dayReset = windowEnd(nowMs, DAY_MS);
+  if (dayConsumed !== undefined && dayConsumed > limits.perDay)
+    return refused(nowMs, limits, 'day', dayReset, dayConsumed - limits.perDay);
   const minuteReset = windowEnd(nowMs, MINUTE_MS);
   if (minuteConsumed > limits.perMinute || dayConsumed === undefined) {
     return refused(nowMs, limits, 'minute', minuteReset, minuteConsumed - limits.perMinute);
   }
-  const dayReset = windowEnd(nowMs, DAY_MS);
-  if (dayConsumed > limits.perDay)
-    return refused(nowMs, limits, 'day', dayReset, dayConsumed - limits.perDay);
   const minuteLeft = limits.perMinute - minuteConsumed;
   const dayLeft = limits.perDay - dayConsumed;
   return minuteLeft < dayLeft

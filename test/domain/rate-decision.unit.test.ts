@@ -65,6 +65,19 @@ it('refuses past the day limit with Retry-After to the end of the UTC day', () =
   });
 });
 
+it('refuses a request past both limits by the day: the minute’s end would bring another refusal', () => {
+  expect(decideRate(NOW, FREE, 61, 1001)).toEqual({
+    allowed: false,
+    window: 'day',
+    limits: FREE,
+    limit: 1000,
+    remaining: 0,
+    reset: DAY_END,
+    retryAfter: DAY_END - NOW / 1000,
+    overLimitBy: 1,
+  });
+});
+
 it('crosses the ban threshold on the 11th request past the limit only', () => {
   const over = (by: number) => decideRate(NOW, FREE, 60 + by, undefined);
   expect([10, 11, 12].map((by) => crossesBanThreshold(over(by)))).toEqual([false, true, false]);

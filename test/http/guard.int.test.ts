@@ -239,6 +239,17 @@ describe.each([
       expect((await get('/v1/pets', secret)).statusCode).toBe(200);
     });
 
+    it('tells a key past both its minute’s and its day’s limit to come back when the day ends, not the minute', async () => {
+      const { secret } = await service.issueKey({ plan: 'enterprise', perMinute: 2, perDay: 3 });
+      for (let i = 0; i < 2; i++) await get('/v1/pets', secret);
+      clock.advance(60_000);
+      for (let i = 0; i < 2; i++) await get('/v1/pets', secret); // the day's last request, then its first refusal
+      const refused = await get('/v1/pets', secret); // past the minute's limit too
+      expect(refused.json().code).toBe('rate_limited');
+      expect(refused.headers['retry-after']).toBe(String(DAY_END - clock.nowMs() / 1000));
+      expect(rateHeaders(refused)).toEqual({ limit: '3', remaining: '0', reset: String(DAY_END) });
+    });
+
     it('limits requests without a valid key per address more strictly than any plan: the 21st is 429', async () => {
       for (let i = 0; i < 20; i++)
         expect((await get('/v1/pets', undefined, '10.0.0.9')).statusCode).toBe(401);
@@ -313,6 +324,16 @@ describe.each([
       expect(rateHeaders(banned).reset).toBe(String(DAY_END));
       clock.set(DAY_END * 1000);
       expect((await get('/v1/pets', secret)).statusCode).toBe(200);
+    });
+
+    it('bans a key until the day ends when its 11th refusal is past both its minute’s and its day’s limit', async () => {
+      const { secret } = await service.issueKey({ plan: 'enterprise', perMinute: 2, perDay: 3 });
+      for (let i = 0; i < 2; i++) await get('/v1/pets', secret);
+      clock.advance(60_000);
+      for (let i = 0; i < 12; i++) await get('/v1/pets', secret); // 1 served, then 11 refused
+      const banned = await get('/v1/pets', secret);
+      expect(banned.json().code).toBe('banned');
+      expect(banned.headers['retry-after']).toBe(String(DAY_END - clock.nowMs() / 1000));
     });
 
     it('answers the requests refused while the ban is being recorded as banned, with the ban’s Retry-After', async () => {
