@@ -94,7 +94,8 @@ export class CounterBroker {
   /**
    * The counts of a counter's newest window, and of the one before it for LATE_MS after it ended. A
    * request of a window that ended longer ago (or of a window that never came before this one, from a
-   * clock behind) is counted on its own, in nothing kept.
+   * clock behind) is counted in the newest: counted in nothing kept, each would be the first of its
+   * window, and a clock stepped back by more than a window would lift the limits until it caught up.
    */
   #countsOf(counter: string, window: number, windowMs: number): Map<string, number> {
     const kept = this.#kept(counter, windowMs);
@@ -104,7 +105,7 @@ export class CounterBroker {
       return counts;
     }
     if (window === kept.current.window) return kept.current.counts;
-    return kept.previous?.window === window ? kept.previous.counts : new Map();
+    return kept.previous?.window === window ? kept.previous.counts : kept.current.counts;
   }
 
   /** What the broker keeps of a counter, once a previous window past LATE_MS is dropped. */

@@ -79,6 +79,15 @@ describe('leased counters over a broker', () => {
     expect(await b!.consume('key_1', NOW + 60_000, 1, 60)).toBe(2);
   });
 
+  it('count the requests of a window long past (a clock stepped back) in the newest window, so a spent key stays refused', async () => {
+    const { counters } = cluster(2, () => NOW + 125_000); // two windows on from NOW's
+    const [a, b] = counters;
+    for (let i = 0; i < 60; i++) await a!.consume('key_1', NOW + 120_000, 1, 60);
+    const stepped = [];
+    for (let i = 0; i < 3; i++) stepped.push(await b!.consume('key_1', NOW, 1, 60));
+    expect(stepped).toEqual([61, 62, 63]);
+  });
+
   it('give a refunded token back to the worker for its next request when the limit is far away', async () => {
     const { counters, messages } = cluster(1);
     await counters[0]!.consume('key_1', NOW, 1, 100_000_000);
