@@ -36,7 +36,7 @@ export function useOperationResolution(): Plugin {
         const message = unresolvedOperation(result, name);
         if (message === undefined) return;
         throw createGraphQLError(message, {
-          extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400 } },
+          extensions: { code: 'OPERATION_RESOLUTION_FAILURE', http: { status: 400, spec: true } },
         });
       },
   };

@@ -41,7 +41,7 @@ describe('a document with several operations', () => {
   it('answers a request without operationName with 400 OPERATION_RESOLUTION_FAILURE naming the operations to choose from', async () => {
     const response = await fetch(server.endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
       body: JSON.stringify({ query: DOCUMENT }),
     });
     expect([response.status, await response.json()]).toEqual([
@@ -60,11 +60,30 @@ describe('a document with several operations', () => {
   it('answers an operationName the document does not hold with 400 OPERATION_RESOLUTION_FAILURE naming those it holds', async () => {
     const response = await fetch(server.endpoint, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
       body: JSON.stringify({ query: DOCUMENT, operationName: 'Pets' }),
     });
     expect([response.status, await response.json()]).toEqual([
       400,
+      {
+        errors: [
+          {
+            message: 'The document holds no operation named "Pets": it holds Q, M.',
+            extensions: { code: 'OPERATION_RESOLUTION_FAILURE' },
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('answers OPERATION_RESOLUTION_FAILURE with 200 under Accept: application/json, as every request error there', async () => {
+    const response = await fetch(server.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({ query: DOCUMENT, operationName: 'Pets' }),
+    });
+    expect([response.status, await response.json()]).toEqual([
+      200,
       {
         errors: [
           {
