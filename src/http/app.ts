@@ -95,6 +95,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
   routeEveryMethod(app);
+  // The observers' hooks come first: a request the next hook refuses runs no later onRequest hook,
+  // and would otherwise have no server span.
+  listenForUnroutedAnswers(app);
+  for (const observer of deps.observers ?? []) await app.register(observer);
   // Callback style: on every request, an async hook would cost a promise for nothing.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -106,8 +110,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   closeGentlyAfterUnreadBodies(app);
   const shuttingDown = refuseWhileShuttingDown(app);
   closeConnectionsOnClose(app);
-  listenForUnroutedAnswers(app);
-  for (const observer of deps.observers ?? []) await app.register(observer);
   if (deps.config.accessLog === true) await app.register(accessLog);
 
   await app.register(deps.guard);

@@ -151,3 +151,26 @@ describe('a request the router refused (a malformed percent-encoding in its path
     });
   });
 });
+
+describe('a request refused before the guard (a malformed percent-encoding in its query)', () => {
+  it('has a server span in the caller’s trace, with its status', async () => {
+    const callerTrace = randomBytes(16).toString('hex');
+    const response = await fetch(`${server.url}/v1/pets?name=%FF`, {
+      headers: { traceparent: `00-${callerTrace}-${callerSpanId}-01` },
+    });
+    expect(response.status).toBe(400);
+    const span = exporter
+      .getFinishedSpans()
+      .find(
+        (candidate) => candidate.spanContext().traceId === callerTrace && candidate.kind === SpanKind.SERVER,
+      );
+    expect(span).toMatchObject({
+      name: 'GET /v1/pets',
+      kind: SpanKind.SERVER,
+      attributes: {
+        'http.response.status_code': 400,
+        'petstore.request_id': response.headers.get('x-request-id'),
+      },
+    });
+  });
+});
