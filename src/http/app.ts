@@ -99,6 +99,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   // and would otherwise have no server span.
   listenForUnroutedAnswers(app);
   for (const observer of deps.observers ?? []) await app.register(observer);
+  if (deps.config.accessLog === true) await app.register(accessLog);
   // Callback style: on every request, an async hook would cost a promise for nothing.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
@@ -110,7 +111,6 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   closeGentlyAfterUnreadBodies(app);
   const shuttingDown = refuseWhileShuttingDown(app);
   closeConnectionsOnClose(app);
-  if (deps.config.accessLog === true) await app.register(accessLog);
 
   await app.register(deps.guard);
   await app.register(streamSlots, {

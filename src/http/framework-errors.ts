@@ -17,14 +17,39 @@ declare module 'fastify' {
      * the access log, tracing) listen here as well as in their hooks.
      */
     readonly unroutedAnswers: UnroutedAnswerListener[];
+    /**
+     * Tells `listener` of each response that closed before it was finished: an event stream its
+     * client left or the server ended as stalled, a client that gave up waiting. Fastify runs no
+     * onResponse hook for such a response, so the observers that act once a response is over (the
+     * access log, tracing) listen here as well; one whose response failed with an error may have
+     * run onResponse already, so a listener acts once per request. Its hook is added on first use:
+     * a server without such observers pays nothing.
+     */
+    onClosedEarly(listener: UnroutedAnswerListener): void;
   }
 }
 
 export type UnroutedAnswerListener = (request: FastifyRequest, reply: FastifyReply) => void;
 
-/** Where frameworkErrorHandler finds the listeners of its answers: before any observer registers. */
+/**
+ * Where frameworkErrorHandler finds the listeners of its answers, and where observers ask to hear
+ * of responses that closed early: before any observer registers.
+ */
 export function listenForUnroutedAnswers(app: FastifyInstance): void {
   app.decorate('unroutedAnswers', []);
+  const closedEarly: UnroutedAnswerListener[] = [];
+  app.decorate('onClosedEarly', (listener: UnroutedAnswerListener) => {
+    if (closedEarly.length === 0)
+      app.addHook('onRequest', (request, reply, done) => {
+        const response = reply.raw;
+        response.once('close', () => {
+          if (response.writableFinished) return;
+          for (const told of closedEarly) told(request, reply);
+        });
+        done();
+      });
+    closedEarly.push(listener);
+  });
 }
 
 /**

@@ -74,6 +74,42 @@ describe('the access log', () => {
     });
   });
 
+  it('logs an event stream its client left, once, with how long it was open, marked closedEarly', async () => {
+    const { app, lines } = await withAccessLog('true');
+    const { secret, keyId } = await app.issueKey({ plan: 'free' });
+    const origin = await app.app.listen({ port: 0, host: '127.0.0.1' });
+    const client = new AbortController();
+    const response = await fetch(`${origin}/graphql`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${secret}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        'x-request-id': 'stream-left-1',
+      },
+      body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+      signal: client.signal,
+    });
+    expect(response.status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    client.abort();
+    const logged = () => lines().filter((entry) => entry.reqId === 'stream-left-1');
+    const deadline = Date.now() + 5_000;
+    while (logged().length === 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(logged()).toEqual([
+      expect.objectContaining({
+        method: 'POST',
+        route: '/graphql',
+        status: 200,
+        keyId,
+        closedEarly: true,
+        ms: expect.toSatisfy((ms: number) => ms >= 50),
+      }),
+    ]);
+  });
+
   it('is off by default', async () => {
     const { app, lines } = await withAccessLog('false');
     await app.app.inject({ url: '/v1/pets' });

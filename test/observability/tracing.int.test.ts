@@ -26,10 +26,11 @@ let server: RunningServer;
 let spans: ReadableSpan[];
 let requestId: string;
 let event: RecordedEvent;
+let key: string;
 
 beforeAll(async () => {
   temp = makeTempDir('petstore-tracing-');
-  const key = createApiKey({ PETSTORE_DATA_DIR: temp.dir });
+  key = createApiKey({ PETSTORE_DATA_DIR: temp.dir });
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
@@ -169,6 +170,44 @@ describe('a request refused before the guard (a malformed percent-encoding in it
       kind: SpanKind.SERVER,
       attributes: {
         'http.response.status_code': 400,
+        'petstore.request_id': response.headers.get('x-request-id'),
+      },
+    });
+  });
+});
+
+describe('an event stream its client leaves (a GraphQL subscription)', () => {
+  it('has a server span, with its status, marked as closed early', async () => {
+    const callerTrace = randomBytes(16).toString('hex');
+    const client = new AbortController();
+    const response = await fetch(`${server.url}/graphql`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'text/event-stream',
+        traceparent: `00-${callerTrace}-${callerSpanId}-01`,
+      },
+      body: JSON.stringify({ query: 'subscription { petCreated { id } }' }),
+      signal: client.signal,
+    });
+    expect(response.status).toBe(200);
+    client.abort();
+    const serverSpan = () =>
+      exporter
+        .getFinishedSpans()
+        .find(
+          (candidate) =>
+            candidate.spanContext().traceId === callerTrace && candidate.kind === SpanKind.SERVER,
+        );
+    const deadline = Date.now() + 5_000;
+    while (serverSpan() === undefined && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(serverSpan()).toMatchObject({
+      name: 'POST /graphql',
+      attributes: {
+        'http.response.status_code': 200,
+        'petstore.closed_early': true,
         'petstore.request_id': response.headers.get('x-request-id'),
       },
     });

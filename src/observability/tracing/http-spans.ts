@@ -7,7 +7,7 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api';
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { traceparentOf } from './trace-context.ts';
 
@@ -27,6 +27,25 @@ export function httpSpans(tracer: Tracer): FastifyPluginAsync {
     if (failed) open.guard.setStatus({ code: SpanStatusCode.ERROR });
     open.guard.end();
     open.guard = undefined;
+  };
+  /** Ends the request's spans: once its response finished, or closed before it did. */
+  const endRequest = (request: FastifyRequest, reply: FastifyReply, closedEarly: boolean) => {
+    endGuard(request, reply.statusCode >= 400);
+    const open = spans.get(request);
+    if (open === undefined) return;
+    spans.delete(request);
+    const route = request.routeOptions.url;
+    if (route !== undefined) open.http.updateName(`${request.method} ${route}`);
+    const response = reply.raw;
+    open.http.setAttributes({
+      // A client that left before the answer began never had one.
+      ...(response.headersSent ? { 'http.response.status_code': reply.statusCode } : {}),
+      ...(closedEarly && { 'petstore.closed_early': true }),
+      ...(route === undefined ? {} : { 'http.route': route }),
+      ...(request.apiKey ? { 'petstore.api_key_id': request.apiKey.keyId } : {}),
+    });
+    if (reply.statusCode >= 500) open.http.setStatus({ code: SpanStatusCode.ERROR });
+    open.http.end();
   };
   return fp(
     async (app) => {
@@ -69,21 +88,11 @@ export function httpSpans(tracer: Tracer): FastifyPluginAsync {
         span.end();
       });
       app.addHook('onResponse', (request, reply, done) => {
-        endGuard(request, reply.statusCode >= 400);
-        const open = spans.get(request);
-        if (open !== undefined) {
-          const route = request.routeOptions.url;
-          if (route !== undefined) open.http.updateName(`${request.method} ${route}`);
-          open.http.setAttributes({
-            'http.response.status_code': reply.statusCode,
-            ...(route === undefined ? {} : { 'http.route': route }),
-            ...(request.apiKey ? { 'petstore.api_key_id': request.apiKey.keyId } : {}),
-          });
-          if (reply.statusCode >= 500) open.http.setStatus({ code: SpanStatusCode.ERROR });
-          open.http.end();
-        }
+        endRequest(request, reply, false);
         done();
       });
+      // A stream its client left, a client that gave up waiting: no onResponse for those.
+      app.onClosedEarly((request, reply) => endRequest(request, reply, true));
     },
     { name: 'http-spans' },
   );
