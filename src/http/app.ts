@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -38,6 +37,7 @@ import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { closeConnectionsOnClose, refuseWhileShuttingDown } from './shutting-down.ts';
 import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
+import { requestId } from './request-id.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
@@ -57,8 +57,6 @@ export type AppDependencies = {
   /** Told of each event stream opened (+1) and closed (-1): the open-streams gauge. */
   readonly onStreamsOpen?: (change: 1 | -1) => void;
 };
-
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /** Builds the HTTP server without listening, so tests can drive it with `inject()`. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
@@ -80,10 +78,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     // Our own 503 instead, with the Error body and X-Request-Id: see shutting-down.ts.
     return503OnClosing: false,
     requestIdHeader: false,
-    genReqId: (request) => {
-      const given = request.headers['x-request-id'];
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
-    },
+    genReqId: requestId,
   });
 
   // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain). A

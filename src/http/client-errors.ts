@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError, BadRequestError, errorBody } from '../shared/errors.ts';
+import { requestId } from './request-id.ts';
 import { UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
 
 /**
@@ -109,7 +110,7 @@ export function refuseUnmetExpectations(app: FastifyInstance): void {
       417,
       'This server meets no expectation but 100-continue: send the request without that Expect header.',
     );
-    const reqId = randomUUID();
+    const reqId = requestId(request);
     app.log.debug({ reqId, expect: request.headers.expect }, 'request refused: unmet Expect');
     const body = JSON.stringify(errorBody(refusal));
     response.shouldKeepAlive = false;

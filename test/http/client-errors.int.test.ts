@@ -240,6 +240,19 @@ describe('Host and Expect, which Node would answer with an empty body', () => {
     ]);
   });
 
+  it('answers a refused Expect with the X-Request-Id the client sent, and logs it under that id', async () => {
+    const response = await sendRaw(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: client-417-1\r\nExpect: the-moon\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+    );
+    expect(response.status).toBe(417);
+    expect(response.headers['x-request-id']).toBe('client-417-1');
+    expect(
+      logLines.filter(
+        (line) => line.msg === 'request refused: unmet Expect' && line.reqId === 'client-417-1',
+      ),
+    ).toHaveLength(1);
+  });
+
   it('answers an Expect that lists another expectation beside 100-continue with 417, and no 100 Continue', async () => {
     const raw = await receiveAll(
       'POST /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: 100-continue, the-moon\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
