@@ -48,9 +48,11 @@ declare module 'fastify' {
      * Counts `points` more requests against the request's key (a GraphQL document with several
      * mutation fields counts once per field): sets the rate-limit headers again, and throws, or
      * rejects, with the guard's 429 when they go over the limit, having taken them back (the
-     * request counted once, as a refused one does). Nothing behind the open guard.
+     * request counted once, as a refused one does). `askingAgain`: the same charge, refused before
+     * and asked for again (a replay waiting for the budget), which metrics do not count as refused
+     * again. Nothing behind the open guard.
      */
-    consumeRateLimit(points: number): MaybePromise<void>;
+    consumeRateLimit(points: number, options?: { readonly askingAgain?: boolean }): MaybePromise<void>;
   }
   interface FastifyContextConfig {
     /** The scope a key needs for this route; none for routes any valid key may call. */
@@ -126,8 +128,19 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
   // Every step below is synchronous while the counters are in memory, and only then asynchronous
   // when they are in Redis: on the embedded default, a request passes the guard without a promise.
 
-  /** Counts the request, or `points` further requests for it (GraphQL's mutation fields past the first). */
-  function limitKey(request: FastifyRequest, reply: FastifyReply, key: ApiKey, nowMs: number, points = 0) {
+  /**
+   * Counts the request, or `points` further requests for it (GraphQL's mutation fields past the
+   * first, a replay's reads). `askingAgain`: a charge refused before and asked for again (a replay
+   * waiting for the budget) is not told to `onDecision` as refused once more.
+   */
+  function limitKey(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    key: ApiKey,
+    nowMs: number,
+    further: { readonly points: number; readonly askingAgain?: boolean } = { points: 0 },
+  ) {
+    const { points } = further;
     if (isBanned(key, nowMs)) {
       decided('banned', key.plan);
       throw banned(reply, key, nowMs);
@@ -138,9 +151,10 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
       if (status.allowed) return decided('allowed', key.plan);
       if (crossesBanThreshold(status)) return ban(request, reply, key, nowMs, status);
       const underWay = bansUnderWay.get(key.keyId);
+      const record = further.askingAgain !== true;
       if (underWay !== undefined)
-        return underWay.then((bannedKey) => refuse(reply, key, bannedKey, nowMs, status));
-      return refuse(reply, key, undefined, nowMs, status);
+        return underWay.then((bannedKey) => refuse(reply, key, bannedKey, nowMs, status, record));
+      return refuse(reply, key, undefined, nowMs, status, record);
     });
   }
 
@@ -151,12 +165,13 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
     bannedKey: ApiKey | undefined,
     nowMs: number,
     status: RateStatus,
+    record = true,
   ): never {
     if (bannedKey !== undefined && isBanned(bannedKey, nowMs)) {
       decided('banned', key.plan);
       throw banned(reply, bannedKey, nowMs);
     }
-    decided('limited', key.plan);
+    if (record) decided('limited', key.plan);
     throw new RateLimitedError(status.retryAfter);
   }
 
@@ -281,11 +296,14 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
           );
         },
       );
-      app.decorateReply('consumeRateLimit', function consumeRateLimit(this: FastifyReply, points: number) {
-        const { request } = this;
-        if (request.apiKey === null || points <= 0) return undefined;
-        return limitKey(request, this, request.apiKey, clock.nowMs(), points);
-      });
+      app.decorateReply(
+        'consumeRateLimit',
+        function consumeRateLimit(this: FastifyReply, points: number, options = {}) {
+          const { request } = this;
+          if (request.apiKey === null || points <= 0) return undefined;
+          return limitKey(request, this, request.apiKey, clock.nowMs(), { points, ...options });
+        },
+      );
       app.decorate('guardUnrouted', async (request, reply, address) => {
         try {
           await guardKeyed(request, reply, address);

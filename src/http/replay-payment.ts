@@ -11,18 +11,21 @@ const ASK_AGAIN_MS = 1000;
  * src/application/queries/replay-cost.ts), as further requests of the request that opened it:
  * refused ones are taken back and do not count towards a ban. While the budget is spent, the replay
  * waits (the stream stays open, idle but for its heartbeats) and asks again every second, or at
- * Retry-After when sooner, until the points fit or `signal` aborts (the stream ended). Any other
- * refusal (a ban) rejects, which ends the stream.
+ * Retry-After when sooner, until the points fit or `signal` aborts (the stream ended): one refusal
+ * for the metrics, however long it waits. Any other refusal (a ban) rejects, which ends the stream.
  */
 export function payFromBudget(reply: FastifyReply, signal: AbortSignal): PayForReads {
   return async (requests) => {
     // One at a time: however many are due, each fits a budget that has room for one.
+    let askingAgain = false;
     for (let paid = 0; paid < requests && !signal.aborted;) {
       try {
-        await reply.consumeRateLimit(1);
+        await reply.consumeRateLimit(1, { askingAgain });
         paid += 1;
+        askingAgain = false;
       } catch (error) {
         if (!(error instanceof RateLimitedError)) throw error;
+        askingAgain = true;
         const waitMs = Math.min(ASK_AGAIN_MS, error.retryAfterSeconds * 1000);
         await delay(waitMs, undefined, { signal }).catch(() => {});
       }

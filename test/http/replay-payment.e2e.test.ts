@@ -26,8 +26,11 @@ function movableClock(offsetMs: number): Clock & { advance(ms: number): void } {
 const clock = movableClock(61_000 - (Date.now() % 60_000));
 let server: ListeningApp;
 
+/** The rate-limit decisions the guard made, as the metrics count them, by key plan. */
+const decisions: string[] = [];
+
 beforeAll(async () => {
-  server = await startListeningApp({ clock });
+  server = await startListeningApp({ clock, onDecision: (decision) => decisions.push(decision) });
 });
 afterAll(() => server.close());
 
@@ -200,6 +203,7 @@ describe('a replay whose key has spent its budget', () => {
     await appendNoise(20_001);
     const needle = await appendNeedle();
     let arrived = false;
+    decisions.length = 0;
     const events = readSse(
       `${server.origin}/v1/audit/events?type=Needle&after=${from}`,
       { authorization },
@@ -209,6 +213,8 @@ describe('a replay whose key has spent its budget', () => {
     // The stream (1) and the first 10,000 further events (2) fit; the next 10,000 wait.
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(arrived).toBe(false);
+    // Asked again every second, it counts one refusal however long it waits.
+    expect(decisions.filter((decision) => decision === 'limited')).toHaveLength(1);
     const refused = await fetch(`${server.origin}/v1/audit/events?limit=1`, { headers: { authorization } });
     expect(refused.status).toBe(429);
     clock.advance(60_000);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IssueApiKey } from '../../src/domain/api-keys.ts';
 import { issueApiKey } from '../../src/application/commands/api-keys.ts';
-import { apiKeyGuard } from '../../src/http/guard.ts';
+import { apiKeyGuard, type ApiKeyGuardDependencies } from '../../src/http/guard.ts';
 import { type Clock, systemClock } from '../../src/shared/context.ts';
 import { startTestApp, type TestApp } from './app.ts';
 
@@ -23,13 +23,19 @@ export type ListeningApp = {
 
 /** The real service behind the real guard, listening on a loopback port: for streams and fetch. */
 export async function startListeningApp(
-  options: { env?: Record<string, string>; clock?: Clock } = {},
+  options: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    /** Told of every rate-limit decision, as the metrics are. */
+    onDecision?: ApiKeyGuardDependencies['onDecision'];
+  } = {},
 ): Promise<ListeningApp> {
   const clock = options.clock ?? systemClock;
   const testApp = await startTestApp({
     ...(options.env && { env: options.env }),
     clock,
-    guard: (service) => apiKeyGuard(service.auth),
+    guard: (service) =>
+      apiKeyGuard({ ...service.auth, ...(options.onDecision && { onDecision: options.onDecision }) }),
   });
   await testApp.app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = testApp.app.server.address() as { port: number };
