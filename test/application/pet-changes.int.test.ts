@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PetChange, PetReadModel } from '../../src/application/ports/read-models.ts';
 import { petChangeQueries } from '../../src/application/queries/pet-changes.ts';
@@ -74,4 +75,45 @@ it('folds each change of a pet from the one before: a replay of 300 renames read
     Array.from({ length: 300 }, (_, n) => [`Rex ${n + 1}`, n + 1]),
   );
   expect(read).toBe(2); // the pet as created and its first rename, folded once
+});
+
+function metadata() {
+  return {
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'test',
+    schemaVersion: 1,
+  };
+}
+
+/** `count` events of a type no replay shows, in one stream. */
+async function appendNoise(count: number): Promise<void> {
+  const events = Array.from({ length: count }, () => ({ type: 'Noise', data: {}, metadata: metadata() }));
+  await t.store.appendToStream(`noise-${randomUUID()}`, events);
+}
+
+it('reads no further once stopped while it waits to pay: the ended stream is not read on for free', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1 }, context);
+  const created = (await t.store.headPosition())!;
+  await appendNoise(25_000);
+  await t.application.updatePet(pet.id, { name: 'Max' }, context);
+  const { resumePetChanges } = petChangeQueries({
+    store: t.store,
+    pets: petsApplyingOnCue().pets,
+    progress: { checkpoint: (await t.store.headPosition())!, waitFor: () => Promise.resolve() },
+  });
+  const paid: number[] = [];
+  let stop = () => {};
+  // As the HTTP side's payment does when its stream ends (the client gone, the server closing):
+  // it stops waiting and settles.
+  const pay = async (requests: number) => {
+    paid.push(requests);
+    stop();
+  };
+  const { replayed, unsubscribe } = (await resumePetChanges(String(created), pay))(() => {});
+  stop = unsubscribe;
+  const changes: PetChange[] = [];
+  for await (const change of replayed) changes.push(change);
+  expect(changes).toEqual([]);
+  expect(paid).toEqual([1]);
 });

@@ -14,7 +14,7 @@ import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
 export type ResumedPetChanges = {
   /** The changes after the position that this process's read model had applied when asked, in store order. */
   readonly replayed: AsyncIterable<PetChange>;
-  /** Stops the live changes. */
+  /** Stops the live changes, and the replay: it reads no further, and ends. */
   readonly unsubscribe: () => void;
 };
 
@@ -44,10 +44,18 @@ export function petChangeQueries(deps: {
         // A read model behind `from` (another process gave it) applies changes the client had
         // already: those are not heard again.
         const upTo = progress.checkpoint;
-        const unsubscribe = pets.onChange((change) => {
+        const off = pets.onChange((change) => {
           if (change.position > from) listener(change);
         });
-        return { replayed: replay(store, from, upTo, readMeter(pay)), unsubscribe };
+        // A payment settles once its stream has ended too (it stops waiting for the budget): the
+        // replay must then read no further, or it would read on, unpaid, to the next change.
+        const stopped = new AbortController();
+        const unsubscribe = () => {
+          stopped.abort();
+          off();
+        };
+        const replayed = replay({ store, meter: readMeter(pay), stopped: stopped.signal }, from, upTo);
+        return { replayed, unsubscribe };
       };
     },
   };
@@ -60,18 +68,21 @@ export function petChangeQueries(deps: {
  */
 const PETS_FOLDED = 1000;
 
+type Replaying = { readonly store: EventStore; readonly meter: ReadMeter; readonly stopped: AbortSignal };
+
 async function* replay(
-  store: EventStore,
+  replaying: Replaying,
   after: bigint,
   upTo: bigint | undefined,
-  meter: ReadMeter,
 ): AsyncGenerator<PetChange> {
+  const { store, meter, stopped } = replaying;
   if (upTo === undefined || after >= upTo) return;
   const folded = new Map<number, { readonly version: number; readonly state: PetState }>();
   for await (const event of store.readAll({ after })) {
-    if (event.position > upTo) return;
+    if (event.position > upTo || stopped.aborted) return;
     const paid = meter(1);
     if (paid !== undefined) await paid;
+    if (stopped.aborted) return;
     if (!PET_EVENT_TYPES.has(event.type)) continue;
     const id = event.data.id as number;
     const version = Number(event.revision);
@@ -84,7 +95,8 @@ async function* replay(
     const state =
       event.type === 'PetCreated' || before?.version === version - 1
         ? evolvePet(before?.state, event as unknown as PetEvent)
-        : await foldedFromStream(store, id, version, meter);
+        : await foldedFromStream(replaying, id, version);
+    if (stopped.aborted) return;
     folded.delete(id);
     if (state?.kind !== 'live') continue;
     folded.set(id, { version, state });
@@ -98,12 +110,8 @@ async function* replay(
 }
 
 /** The pet as it was at `version`, folded from its stream: those reads are paid for too. */
-async function foldedFromStream(
-  store: EventStore,
-  id: number,
-  version: number,
-  meter: ReadMeter,
-): Promise<PetState> {
+async function foldedFromStream(replaying: Replaying, id: number, version: number): Promise<PetState> {
+  const { store, meter } = replaying;
   const history = await store.readStream(petStreamName(id), { maxCount: version + 1 });
   await meter(history.length);
   return history.reduce<PetState>((pet, e) => evolvePet(pet, e as unknown as PetEvent), undefined);
