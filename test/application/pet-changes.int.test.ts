@@ -117,3 +117,36 @@ it('reads no further once stopped while it waits to pay: the ended stream is not
   expect(changes).toEqual([]);
   expect(paid).toEqual([1]);
 });
+
+it('pays for a pet’s stream before it reads it to fold the pet', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1 }, context);
+  const renames = Array.from({ length: 12_000 }, (_, n) => ({
+    type: 'PetRenamed',
+    data: { id: pet.id, name: `Rex ${n + 1}` },
+    metadata: metadata(),
+  }));
+  await t.store.appendToStream(`pet-${pet.id}`, renames);
+  const head = (await t.store.headPosition())!;
+  const steps: string[] = [];
+  const readStream = t.store.readStream.bind(t.store);
+  t.store.readStream = async (...args) => {
+    const found = await readStream(...args);
+    steps.push(`read ${found.length}`);
+    return found;
+  };
+  const { resumePetChanges } = petChangeQueries({
+    store: t.store,
+    pets: petsApplyingOnCue().pets,
+    progress: { checkpoint: head, waitFor: () => Promise.resolve() },
+  });
+  const pay = async (requests: number) => void steps.push(`pay ${requests}`);
+  const { replayed, unsubscribe } = (await resumePetChanges(String(head - 1n), pay))(() => {});
+  const changes: PetChange[] = [];
+  for await (const change of replayed) changes.push(change);
+  unsubscribe();
+  expect(changes.map((change) => change.type === 'updated' && [change.pet.name, change.pet.version])).toEqual(
+    [['Rex 12000', 12_000]],
+  );
+  // The rename read from the store (1) and the pet's 12,001 events: 12,002, one request past the first 10,000.
+  expect(steps).toEqual(['pay 1', 'read 12001']);
+});

@@ -109,10 +109,15 @@ async function* replay(
   }
 }
 
-/** The pet as it was at `version`, folded from its stream: those reads are paid for too. */
+/**
+ * The pet as it was at `version`, folded from its stream: those reads are paid for too, before
+ * they are made (the `version + 1` events read; a pet may have a million), and not made once the
+ * replay has stopped meanwhile (undefined then).
+ */
 async function foldedFromStream(replaying: Replaying, id: number, version: number): Promise<PetState> {
-  const { store, meter } = replaying;
+  const { store, meter, stopped } = replaying;
+  await meter(version + 1);
+  if (stopped.aborted) return undefined;
   const history = await store.readStream(petStreamName(id), { maxCount: version + 1 });
-  await meter(history.length);
   return history.reduce<PetState>((pet, e) => evolvePet(pet, e as unknown as PetEvent), undefined);
 }
