@@ -60,6 +60,9 @@ const SCHEMA = `
     PRIMARY KEY (pet_id, from_pos)
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS pet_versions_by_status ON pet_versions (status, pet_id, from_pos);
+  -- Each pet's version that holds now, which every event of the pet closes: without it, closing it
+  -- read all the pet's versions, and a pet with n versions cost n²/2 reads to index.
+  CREATE INDEX IF NOT EXISTS pet_versions_open ON pet_versions (pet_id) WHERE to_pos IS NULL;
   CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 `;
 
@@ -419,7 +422,8 @@ function prepare(db: DatabaseSync) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     close: db.prepare(
-      `UPDATE pet_versions SET to_pos = ?, to_time = ? WHERE pet_id = ? AND to_pos IS NULL AND version < ?
+      `UPDATE pet_versions INDEXED BY pet_versions_open SET to_pos = ?, to_time = ?
+       WHERE pet_id = ? AND to_pos IS NULL AND version < ?
        RETURNING ${COLUMNS}, from_time`,
     ),
     endEarlierVersions: db.prepare('UPDATE pet_versions SET to_time = ? WHERE pet_id = ? AND to_time > ?'),
