@@ -402,6 +402,15 @@ function toPet(row: Row): VersionedPet {
 
 const COLUMNS = 'pet_id, version, removed, name, category_id, status';
 
+/**
+ * Ends a pet's open version, found through the index of open versions: by the primary key's
+ * `pet_id` prefix, it read every version the pet had, n²/2 rows for a pet changed n times (10,000
+ * renames took 3–5 s to index, against 0.13 s for 10,000 pets). Exported for the test of its plan.
+ */
+export const CLOSE_OPEN_VERSION = `UPDATE pet_versions INDEXED BY pet_versions_open SET to_pos = ?, to_time = ?
+  WHERE pet_id = ? AND to_pos IS NULL AND version < ?
+  RETURNING ${COLUMNS}, from_time`;
+
 function prepare(db: DatabaseSync) {
   const page = (range: string, status: boolean): StatementSync =>
     db.prepare(
@@ -421,11 +430,7 @@ function prepare(db: DatabaseSync) {
       `INSERT OR IGNORE INTO pet_versions (pet_id, from_pos, from_time, version, removed, name, category_id, status)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    close: db.prepare(
-      `UPDATE pet_versions INDEXED BY pet_versions_open SET to_pos = ?, to_time = ?
-       WHERE pet_id = ? AND to_pos IS NULL AND version < ?
-       RETURNING ${COLUMNS}, from_time`,
-    ),
+    close: db.prepare(CLOSE_OPEN_VERSION),
     endEarlierVersions: db.prepare('UPDATE pet_versions SET to_time = ? WHERE pet_id = ? AND to_time > ?'),
     petAtPosition: db.prepare(
       `SELECT ${COLUMNS} FROM pet_versions WHERE pet_id = ? AND from_pos <= ? ORDER BY from_pos DESC LIMIT 1`,
