@@ -301,7 +301,11 @@ export function apiKeyGuard(deps: ApiKeyGuardDependencies): Guard {
         function consumeRateLimit(this: FastifyReply, points: number, options = {}) {
           const { request } = this;
           if (request.apiKey === null || points <= 0) return undefined;
-          return limitKey(request, this, request.apiKey, clock.nowMs(), { points, ...options });
+          // The key as it is now, not as the request found it: a stream's replay pays for its reads
+          // long after it opened, under the plan the key has then, and a ban stops it.
+          const nowMs = clock.nowMs();
+          const key = keys.authenticate(bearerToken(request.headers.authorization) ?? '', nowMs);
+          return limitKey(request, this, key ?? request.apiKey, nowMs, { points, ...options });
         },
       );
       app.decorate('guardUnrouted', async (request, reply, address) => {

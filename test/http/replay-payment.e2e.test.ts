@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { changeApiKeyPlan } from '../../src/application/commands/api-keys.ts';
 import { EVENTS_PER_REQUEST } from '../../src/application/queries/replay-cost.ts';
 import type { Clock } from '../../src/shared/context.ts';
 import { type ListeningApp, startListeningApp } from '../support/listening-app.ts';
@@ -221,5 +222,36 @@ describe('a replay whose key has spent its budget', () => {
     expect((await events).map((event) => event.id)).toEqual([String(needle)]);
     // It paid in the new window, before this page: nothing is left.
     expect(await remainingAfterAPage({ authorization })).toBe('0');
+  });
+
+  it('goes on as soon as the key’s plan gives it room, without waiting for the window', async () => {
+    clock.advance(61_000 - (clock.nowMs() % 60_000)); // one second into a new minute: 59 s before it ends
+    const { authorization, keyId } = await server.issueKey(['audit:read'], 'raised', {
+      perMinute: 2,
+      perDay: 10_000,
+    });
+    const from = (await server.testApp.store.headPosition())!;
+    await appendNoise(20_001);
+    const needle = await appendNeedle();
+    const events = readSse(
+      `${server.origin}/v1/audit/events?type=Needle&after=${from}`,
+      { authorization },
+      1,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // waiting for its third request
+    const deps = { store: server.testApp.store, clock };
+    const raised = await changeApiKeyPlan(
+      deps,
+      keyId,
+      { plan: 'enterprise', perMinute: 100, perDay: 10_000 },
+      {
+        correlationId: 'c',
+      },
+    );
+    await server.testApp.service.auth.keys.waitFor(raised.position!);
+    const inTenSeconds = new Promise((resolve) => setTimeout(resolve, 10_000, 'still waiting after 10 s'));
+    expect(await Promise.race([events.then((got) => got.map((event) => event.id)), inTenSeconds])).toEqual([
+      String(needle),
+    ]);
   });
 });

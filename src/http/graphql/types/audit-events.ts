@@ -78,7 +78,7 @@ builder.subscriptionField('auditEvent', (t) =>
       after: t.arg.string({
         description:
           'A store position: the events after it first, then live ones, with no gap and no repeat. Absent: ' +
-          'from now on. Reading the store from it costs the key one more request per 10,000 events read.',
+          'from now on. Reading the store from it costs the key one more request per 10,000 events read past the first 10,000.',
       }),
       stream: t.arg.string({ description: 'Only the events of this stream.' }),
       type: t.arg.string({ description: 'Only the events of this type.' }),
