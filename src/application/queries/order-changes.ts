@@ -19,6 +19,7 @@ export type OrderChange = { readonly order: VersionedOrder; readonly position: b
 /** Order changes resumed after a store position: what came before now, then live ones (see pet-changes.ts). */
 export type ResumedOrderChanges = {
   readonly replayed: AsyncIterable<OrderChange>;
+  /** Stops the live changes, and the replay: it reads no further, and ends. */
   readonly unsubscribe: () => void;
 };
 
@@ -51,10 +52,18 @@ export function orderChangeQueries(deps: {
       return (listener) => {
         // Both in one synchronous step: every change past `upTo` reaches the listener, none before.
         const upTo = progress.checkpoint;
-        const unsubscribe = onOrderChange(context, (change) => {
+        const off = onOrderChange(context, (change) => {
           if (change.position > from) listener(change);
         });
-        return { replayed: replay(store, context, { after: from, upTo }, readMeter(pay)), unsubscribe };
+        // As for pets: a payment settles once its stream has ended, and the replay must then read
+        // no further, or it would read on, unpaid, to the next order the caller may see.
+        const stopped = new AbortController();
+        const unsubscribe = () => {
+          stopped.abort();
+          off();
+        };
+        const replaying = { store, context, meter: readMeter(pay), stopped: stopped.signal };
+        return { replayed: replay(replaying, { after: from, upTo }), unsubscribe };
       };
     },
   };
@@ -63,19 +72,26 @@ export function orderChangeQueries(deps: {
 /** How many orders a replay keeps folded, the latest it met (see PETS_FOLDED in pet-changes.ts). */
 const ORDERS_FOLDED = 1000;
 
+type Replaying = {
+  readonly store: EventStore;
+  readonly context: RequestContext;
+  readonly meter: ReadMeter;
+  readonly stopped: AbortSignal;
+};
+
 async function* replay(
-  store: EventStore,
-  context: RequestContext,
+  replaying: Replaying,
   range: { readonly after: bigint; readonly upTo: bigint | undefined },
-  meter: ReadMeter,
 ): AsyncGenerator<OrderChange> {
+  const { store, context, meter, stopped } = replaying;
   const { after, upTo } = range;
   if (upTo === undefined || after >= upTo) return;
   const folded = new Map<number, { readonly version: number; readonly order: Order | undefined }>();
   for await (const event of store.readAll({ after })) {
-    if (event.position > upTo) return;
+    if (event.position > upTo || stopped.aborted) return;
     const paid = meter(1);
     if (paid !== undefined) await paid;
+    if (stopped.aborted) return;
     if (!ORDER_EVENT_TYPES.has(event.type)) continue;
     const id = event.data.orderId as number;
     const version = Number(event.revision);
@@ -84,6 +100,7 @@ async function* replay(
       event.type === 'OrderPlaced' || before?.version === version - 1
         ? evolveOrder(before?.order, event as unknown as OrderEvent)
         : await foldedFromStream(store, id, version, meter);
+    if (stopped.aborted) return;
     folded.delete(id);
     folded.set(id, { version, order });
     if (folded.size > ORDERS_FOLDED) folded.delete(folded.keys().next().value!);

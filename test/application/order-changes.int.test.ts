@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import type { OrderReadModel } from '../../src/application/ports/read-models.ts';
+import { type OrderChange, orderChangeQueries } from '../../src/application/queries/order-changes.ts';
+import { startTestApp, type TestApp } from '../support/app.ts';
+
+/** orderChanged(after:)'s replay: what it reads of the store, and what it pays for. */
+
+let t: TestApp;
+const context = { correlationId: 'test', apiKeyId: 'key-1' };
+
+beforeEach(async () => {
+  t = await startTestApp();
+});
+afterEach(async () => {
+  await t.close();
+});
+
+/** An order read model with no live changes: the replay reads nothing else of it. */
+const quietOrders = { onChange: () => () => {} } as Pick<OrderReadModel, 'onChange'> as OrderReadModel;
+
+/** `count` events of a type no replay shows, in one stream. */
+async function appendNoise(count: number): Promise<void> {
+  const metadata = () => ({
+    eventId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    correlationId: 'test',
+    schemaVersion: 1,
+  });
+  const events = Array.from({ length: count }, () => ({ type: 'Noise', data: {}, metadata: metadata() }));
+  await t.store.appendToStream(`noise-${randomUUID()}`, events);
+}
+
+it('reads no further once stopped while it waits to pay: the ended stream is not read on for free', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, context);
+  const from = (await t.store.headPosition())!;
+  await appendNoise(25_000);
+  await t.application.placeOrder({ petId: pet.id }, context);
+  const { resumeOrderChanges } = orderChangeQueries({
+    store: t.store,
+    orders: quietOrders,
+    progress: { checkpoint: (await t.store.headPosition())!, waitFor: () => Promise.resolve() },
+  });
+  const paid: number[] = [];
+  let stop = () => {};
+  // As the HTTP side's payment does when its stream ends (the client gone, the server closing):
+  // it stops waiting and settles.
+  const pay = async (requests: number) => {
+    paid.push(requests);
+    stop();
+  };
+  const { replayed, unsubscribe } = (await resumeOrderChanges(context, String(from), pay))(() => {});
+  stop = unsubscribe;
+  const changes: OrderChange[] = [];
+  for await (const change of replayed) changes.push(change);
+  expect(changes).toEqual([]);
+  expect(paid).toEqual([1]);
+});
