@@ -32,3 +32,30 @@ export function payFromBudget(reply: FastifyReply, signal: AbortSignal): PayForR
     }
   };
 }
+
+/** A subscription resumed after a position, as the application starts one: a replay, and its end. */
+type Resume<T> = (listener: (item: T) => void) => {
+  readonly replayed: AsyncIterable<T>;
+  readonly unsubscribe: () => void;
+};
+
+/**
+ * `resume`'s subscription with its replay paid from the budget of `reply`'s key (`payFromBudget`):
+ * its `unsubscribe` also ends a payment's wait, so that a stream that has ended stops waiting for
+ * the budget. Rejects as `resume` does (a bad position fails the request, not the stream).
+ */
+export async function paidResume<T>(
+  reply: FastifyReply,
+  resume: (pay: PayForReads) => Promise<Resume<T>>,
+): Promise<Resume<T>> {
+  const ended = new AbortController();
+  const start = await resume(payFromBudget(reply, ended.signal));
+  return (listener) => {
+    const { replayed, unsubscribe } = start(listener);
+    const stop = () => {
+      ended.abort();
+      unsubscribe();
+    };
+    return { replayed, unsubscribe: stop };
+  };
+}

@@ -19,7 +19,7 @@ import { decodeCursor } from '../cursor.ts';
 import { accessWatch } from '../../access-watch.ts';
 import { liveStream, resumedStream } from '../live-stream.ts';
 import { noteStorePosition } from '../store-position.ts';
-import { payFromBudget } from '../../replay-payment.ts';
+import { paidResume } from '../../replay-payment.ts';
 import { RESUME_AFTER } from './pet-change-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
@@ -252,27 +252,11 @@ builder.subscriptionFields((t) => ({
           closing,
           watch,
         );
-      const ended = new AbortController();
       // A bad position fails the request, not the stream.
-      const start = await application.resumeOrderChanges(
-        requestContext,
-        after,
-        payFromBudget(reply, ended.signal),
+      const start = await paidResume(reply, (pay) =>
+        application.resumeOrderChanges(requestContext, after, pay),
       );
-      return resumedStream<OrderChange>(
-        (emit) => {
-          const { replayed, unsubscribe } = start(emit);
-          return {
-            replayed,
-            unsubscribe: () => {
-              ended.abort();
-              unsubscribe();
-            },
-          };
-        },
-        closing,
-        watch,
-      );
+      return resumedStream<OrderChange>(start, closing, watch);
     },
     resolve: (change, _args, context) => {
       noteStorePosition(context, change.position);

@@ -2,7 +2,7 @@ import type { Application, PetChange } from '../../../application/index.ts';
 import { liveStream, resumedStream } from '../live-stream.ts';
 import type { FastifyReply } from 'fastify';
 import type { StreamWatch } from '../../access-watch.ts';
-import { payFromBudget } from '../../replay-payment.ts';
+import { paidResume } from '../../replay-payment.ts';
 
 export const RESUME_AFTER =
   'A store position (`extensions.storePosition` of an event received): deliver the events after it ' +
@@ -24,17 +24,12 @@ export async function petChanges(
     if (wanted(change)) emit(change);
   };
   if (after == null) return liveStream((emit) => application.onPetChange(only(emit)), closing, watch);
-  const ended = new AbortController();
   // A bad position fails the request, not the stream.
-  const start = await application.resumePetChanges(after, payFromBudget(reply, ended.signal));
+  const start = await paidResume(reply, (pay) => application.resumePetChanges(after, pay));
   return resumedStream(
     (emit) => {
       const { replayed, unsubscribe } = start(only(emit));
-      const stop = () => {
-        ended.abort();
-        unsubscribe();
-      };
-      return { replayed: filtered(replayed, wanted), unsubscribe: stop };
+      return { replayed: filtered(replayed, wanted), unsubscribe };
     },
     closing,
     watch,
