@@ -40,22 +40,21 @@ export function windowEnd(nowMs: number, windowMs: number): number {
 }
 
 /**
- * The verdict once this request is counted. `dayConsumed` is undefined when the request was not
- * counted in the day window because the minute window already refused it. A request both windows
- * refuse is refused by the day (the binding window on a tie): the minute's end would only bring
- * another refusal.
+ * The verdict once this request is counted in both windows (one the minute refuses is taken back
+ * off the day afterwards). A request both windows refuse is refused by the day (the binding window
+ * on a tie): the minute's end would only bring another refusal.
  */
 export function decideRate(
   nowMs: number,
   limits: Limits,
   minuteConsumed: number,
-  dayConsumed: number | undefined,
+  dayConsumed: number,
 ): RateStatus {
   const dayReset = windowEnd(nowMs, DAY_MS);
-  if (dayConsumed !== undefined && dayConsumed > limits.perDay)
+  if (dayConsumed > limits.perDay)
     return refused(nowMs, limits, 'day', dayReset, dayConsumed - limits.perDay);
   const minuteReset = windowEnd(nowMs, MINUTE_MS);
-  if (minuteConsumed > limits.perMinute || dayConsumed === undefined) {
+  if (minuteConsumed > limits.perMinute) {
     return refused(nowMs, limits, 'minute', minuteReset, minuteConsumed - limits.perMinute);
   }
   const minuteLeft = limits.perMinute - minuteConsumed;

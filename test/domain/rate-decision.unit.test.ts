@@ -40,7 +40,7 @@ it('binds the day once it has fewer requests left than the minute', () => {
 });
 
 it('refuses past the minute limit with Retry-After to the end of the minute', () => {
-  expect(decideRate(NOW, FREE, 61, undefined)).toEqual({
+  expect(decideRate(NOW, FREE, 61, 61)).toEqual({
     allowed: false,
     window: 'minute',
     limits: FREE,
@@ -79,7 +79,7 @@ it('refuses a request past both limits by the day: the minute’s end would brin
 });
 
 it('crosses the ban threshold on the 11th request past the limit only', () => {
-  const over = (by: number) => decideRate(NOW, FREE, 60 + by, undefined);
+  const over = (by: number) => decideRate(NOW, FREE, 60 + by, 60 + by);
   expect([10, 11, 12].map((by) => crossesBanThreshold(over(by)))).toEqual([false, true, false]);
 });
 

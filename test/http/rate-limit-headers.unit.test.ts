@@ -42,7 +42,7 @@ describe('RateLimit', () => {
   });
 
   it('agrees with X-RateLimit-Remaining and X-RateLimit-Reset, and with Retry-After when refused', () => {
-    const status = decideRate(NOW, FREE, 61, undefined);
+    const status = decideRate(NOW, FREE, 61, 61);
     const [[name, parameters]] = parseList(serviceLimit(status, NOW)) as [[string, Map<string, number>]];
     expect([name, parameters.get('r'), parameters.get('t')]).toEqual([
       'minute',
