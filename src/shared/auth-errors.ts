@@ -27,9 +27,6 @@ export class InvalidApiKeyError extends AppError {
 
 /** `keyed`: the limit is a key's, which a ban follows; an address's (no valid key) is never banned. */
 export class RateLimitedError extends AppError {
-  /** When the request may be sent again, as Retry-After says. */
-  readonly retryAfterSeconds: number;
-
   constructor(retryAfterSeconds: number, keyed = true) {
     super(
       'rate_limited',
@@ -38,7 +35,6 @@ export class RateLimitedError extends AppError {
         (keyed ? ' Keys that keep sending are banned.' : ''),
       { 'Retry-After': String(retryAfterSeconds) },
     );
-    this.retryAfterSeconds = retryAfterSeconds;
   }
 }
 
