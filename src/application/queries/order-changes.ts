@@ -11,7 +11,8 @@ import type { RequestContext } from '../../shared/context.ts';
 import type { EventStore } from '../ports/event-store.ts';
 import type { OrderReadModel, ReadModelProgress } from '../ports/read-models.ts';
 import { givenPosition } from './positions.ts';
-import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
+import { type FoldedAggregate, foldedReplay, type Replaying } from './folded-replay.ts';
+import { type PayForReads, readMeter } from './replay-cost.ts';
 
 /** An order as it was right after a change (placed, completed, cancelled), and that change's store position. */
 export type OrderChange = { readonly order: VersionedOrder; readonly position: bigint };
@@ -69,57 +70,21 @@ export function orderChangeQueries(deps: {
   };
 }
 
-/** How many orders a replay keeps folded, the latest it met (see PETS_FOLDED in pet-changes.ts). */
-const ORDERS_FOLDED = 1000;
-
-type Replaying = {
-  readonly store: EventStore;
-  readonly context: RequestContext;
-  readonly meter: ReadMeter;
-  readonly stopped: AbortSignal;
+/** Orders, as a replay folds them. */
+const ORDERS: FoldedAggregate<Order> = {
+  eventTypes: ORDER_EVENT_TYPES,
+  standsAlone: (event) => event.type === 'OrderPlaced',
+  idOf: (event) => event.data.orderId as number,
+  streamName: orderStreamName,
+  evolve: (order, event) => evolveOrder(order, event as unknown as OrderEvent),
 };
 
 async function* replay(
-  replaying: Replaying,
+  replaying: Replaying & { readonly context: RequestContext },
   range: { readonly after: bigint; readonly upTo: bigint | undefined },
 ): AsyncGenerator<OrderChange> {
-  const { store, context, meter, stopped } = replaying;
-  const { after, upTo } = range;
-  if (upTo === undefined || after >= upTo) return;
-  const folded = new Map<number, { readonly version: number; readonly order: Order | undefined }>();
-  for await (const event of store.readAll({ after })) {
-    if (event.position > upTo || stopped.aborted) return;
-    const paid = meter(1);
-    if (paid !== undefined) await paid;
-    if (stopped.aborted) return;
-    if (!ORDER_EVENT_TYPES.has(event.type)) continue;
-    const id = event.data.orderId as number;
-    const version = Number(event.revision);
-    const before = folded.get(id);
-    const order =
-      event.type === 'OrderPlaced' || before?.version === version - 1
-        ? evolveOrder(before?.order, event as unknown as OrderEvent)
-        : await foldedFromStream(store, id, version, meter);
-    if (stopped.aborted) return;
-    folded.delete(id);
-    folded.set(id, { version, order });
-    if (folded.size > ORDERS_FOLDED) folded.delete(folded.keys().next().value!);
-    if (order !== undefined && mayAccessOrder(order, context))
-      yield { order: { ...order, version }, position: event.position };
+  for await (const { event, version, state } of foldedReplay(replaying, ORDERS, range)) {
+    if (state !== undefined && mayAccessOrder(state, replaying.context))
+      yield { order: { ...state, version }, position: event.position };
   }
-}
-
-/** The order as it was at `version`, folded from its stream: those reads are paid for too. */
-async function foldedFromStream(
-  store: EventStore,
-  id: number,
-  version: number,
-  meter: ReadMeter,
-): Promise<Order | undefined> {
-  const history = await store.readStream(orderStreamName(id), { maxCount: version + 1 });
-  await meter(history.length);
-  return history.reduce<Order | undefined>(
-    (order, e) => evolveOrder(order, e as unknown as OrderEvent),
-    undefined,
-  );
 }

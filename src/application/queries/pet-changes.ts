@@ -8,7 +8,8 @@ import {
 import type { EventStore } from '../ports/event-store.ts';
 import type { PetChange, PetReadModel, ReadModelProgress } from '../ports/read-models.ts';
 import { givenPosition } from './positions.ts';
-import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
+import { type FoldedAggregate, foldedReplay, type Replaying } from './folded-replay.ts';
+import { type PayForReads, readMeter } from './replay-cost.ts';
 
 /** Pet changes live, and resumed after a store position: the GraphQL subscriptions' source. */
 export type ResumedPetChanges = {
@@ -61,63 +62,26 @@ export function petChangeQueries(deps: {
   };
 }
 
-/**
- * How many pets a replay keeps folded, the latest it met: each change of one of them is folded
- * from the one before, and only a pet met first (or again after this many others) is read from its
- * stream. Reading every change's pet from its stream cost a pet with n changes n²/2 reads.
- */
-const PETS_FOLDED = 1000;
-
-type Replaying = { readonly store: EventStore; readonly meter: ReadMeter; readonly stopped: AbortSignal };
+/** Pets, as a replay folds them. */
+const PETS: FoldedAggregate<PetState> = {
+  eventTypes: PET_EVENT_TYPES,
+  standsAlone: (event) => event.type === 'PetCreated' || event.type === 'PetRemoved',
+  idOf: (event) => event.data.id as number,
+  streamName: petStreamName,
+  evolve: (pet, event) => evolvePet(pet, event as unknown as PetEvent),
+};
 
 async function* replay(
   replaying: Replaying,
   after: bigint,
   upTo: bigint | undefined,
 ): AsyncGenerator<PetChange> {
-  const { store, meter, stopped } = replaying;
-  if (upTo === undefined || after >= upTo) return;
-  const folded = new Map<number, { readonly version: number; readonly state: PetState }>();
-  for await (const event of store.readAll({ after })) {
-    if (event.position > upTo || stopped.aborted) return;
-    const paid = meter(1);
-    if (paid !== undefined) await paid;
-    if (stopped.aborted) return;
-    if (!PET_EVENT_TYPES.has(event.type)) continue;
-    const id = event.data.id as number;
-    const version = Number(event.revision);
-    if (event.type === 'PetRemoved') {
-      folded.delete(id);
-      yield { type: 'removed', id, version, position: event.position };
-      continue;
+  for await (const { event, id, version, state } of foldedReplay(replaying, PETS, { after, upTo })) {
+    const { position } = event;
+    if (event.type === 'PetRemoved') yield { type: 'removed', id, version, position };
+    else if (state?.kind === 'live') {
+      const type = event.type === 'PetCreated' ? 'created' : 'updated';
+      yield { type, pet: { ...state.pet, version }, position };
     }
-    const before = folded.get(id);
-    const state =
-      event.type === 'PetCreated' || before?.version === version - 1
-        ? evolvePet(before?.state, event as unknown as PetEvent)
-        : await foldedFromStream(replaying, id, version);
-    if (stopped.aborted) return;
-    folded.delete(id);
-    if (state?.kind !== 'live') continue;
-    folded.set(id, { version, state });
-    if (folded.size > PETS_FOLDED) folded.delete(folded.keys().next().value!);
-    yield {
-      type: event.type === 'PetCreated' ? 'created' : 'updated',
-      pet: { ...state.pet, version },
-      position: event.position,
-    };
   }
-}
-
-/**
- * The pet as it was at `version`, folded from its stream: those reads are paid for too, before
- * they are made (the `version + 1` events read; a pet may have a million), and not made once the
- * replay has stopped meanwhile (undefined then).
- */
-async function foldedFromStream(replaying: Replaying, id: number, version: number): Promise<PetState> {
-  const { store, meter, stopped } = replaying;
-  await meter(version + 1);
-  if (stopped.aborted) return undefined;
-  const history = await store.readStream(petStreamName(id), { maxCount: version + 1 });
-  return history.reduce<PetState>((pet, e) => evolvePet(pet, e as unknown as PetEvent), undefined);
 }
