@@ -6,7 +6,7 @@ import {
   idempotencyStreamName,
   MAX_IDEMPOTENCY_KEY_LENGTH,
 } from '../domain/idempotency.ts';
-import type { Clock, RequestContext } from '../shared/context.ts';
+import { type Clock, clockAt, type RequestContext } from '../shared/context.ts';
 import { assertUnreachable, IdempotencyKeyReusedError, ValidationError } from '../shared/errors.ts';
 import { newEventMetadata } from '../shared/event-metadata.ts';
 import { type EventStore, type StreamAppend, WrongExpectedRevisionError } from './ports/event-store.ts';
@@ -53,7 +53,8 @@ export async function createIdempotently<R>(
   for (;;) {
     const last = (await deps.store.readStream(stream)).at(-1);
     const claim = last?.data as IdempotencyClaim | undefined;
-    const decision = decideIdempotencyClaim(claim, create.field, create.requestHash, deps.clock.now());
+    const now = deps.clock.now(); // the claim's expiry and its event's time: one reading
+    const decision = decideIdempotencyClaim(claim, create.field, create.requestHash, now);
     switch (decision.kind) {
       case 'key_reused':
         throw new IdempotencyKeyReusedError();
@@ -65,12 +66,12 @@ export async function createIdempotently<R>(
           create.field,
           id,
           create.requestHash,
-          deps.clock.now(),
+          now,
           deps.idempotencyKeyTtlMs,
         );
         const claim: StreamAppend = {
           streamName: stream,
-          events: [{ ...event, metadata: newEventMetadata(deps.clock, context) }],
+          events: [{ ...event, metadata: newEventMetadata(clockAt(now), context) }],
           expectedRevision: last?.revision ?? 'no_stream',
         };
         if (create.createWithClaim !== undefined) {

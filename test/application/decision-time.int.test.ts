@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/application/commands/api-keys.ts';
+import { idempotencyStreamName } from '../../src/domain/idempotency.ts';
 import type { Clock } from '../../src/shared/context.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
@@ -68,4 +69,11 @@ it('records a key’s issue at one time: issuedAt and the ApiKeyIssued event', a
   );
   const [issued] = await t.store.readStream(`apikey-${key.keyId}`);
   expect(issued!.metadata.occurredAt).toBe(key.issuedAt);
+});
+
+it('records an idempotency key’s claim at one time: it expires a day after its event', async () => {
+  await t.application.createPet({ name: 'Rex', categoryId: 1 }, context, { idempotencyKey: 'k-1' });
+  const [claimed] = await t.store.readStream(idempotencyStreamName('key-1', 'k-1'));
+  const expiresAt = (claimed!.data as { expiresAt: string }).expiresAt;
+  expect(Date.parse(expiresAt) - Date.parse(claimed!.metadata.occurredAt)).toBe(24 * 3600_000);
 });
