@@ -1,5 +1,55 @@
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
-import type { ReadMeter } from './replay-cost.ts';
+import type { ReadModelProgress } from '../ports/read-models.ts';
+import { givenPosition } from './positions.ts';
+import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
+
+/** Changes resumed after a store position: what came before now, then the live ones. */
+export type ResumedChanges<C> = {
+  /** The changes after the position that this process's read model had applied when asked, in store order. */
+  readonly replayed: AsyncIterable<C>;
+  /** Stops the live changes, and the replay: it reads no further, and ends. */
+  readonly unsubscribe: () => void;
+};
+
+export type Range = { readonly after: bigint; readonly upTo: bigint | undefined };
+
+/**
+ * The changes after `after` (checked before it resolves: a position past the store's last event
+ * is a 400), then every later one. The function returned starts them: `listener` hears the live
+ * ones (from `live`) from that call on, and `replayed` yields, from the store (`replay`), those up
+ * to where the read models stood at that call, each read paid for with `pay` (see replay-cost.ts).
+ * Consume `replayed` first, then the live ones: together, no gap and no repeat.
+ */
+export async function resumeChanges<C extends { readonly position: bigint }>(
+  deps: { readonly store: EventStore; readonly progress: ReadModelProgress },
+  after: string,
+  pay: PayForReads | undefined,
+  sources: {
+    live(listener: (change: C) => void): () => void;
+    replay(replaying: Replaying, range: Range): AsyncIterable<C>;
+  },
+): Promise<(listener: (change: C) => void) => ResumedChanges<C>> {
+  const { store, progress } = deps;
+  const from = await givenPosition(store, after, 'after');
+  return (listener) => {
+    // Both in one synchronous step: every change past `upTo` reaches the listener, none before.
+    // A read model behind `from` (another process gave it) applies changes the client had
+    // already: those are not heard again.
+    const upTo = progress.checkpoint;
+    const off = sources.live((change) => {
+      if (change.position > from) listener(change);
+    });
+    // A payment settles once its stream has ended too (it stops waiting for the budget): the
+    // replay must then read no further, or it would read on, unpaid, to the next change.
+    const stopped = new AbortController();
+    const unsubscribe = () => {
+      stopped.abort();
+      off();
+    };
+    const replaying = { store, meter: readMeter(pay), stopped: stopped.signal };
+    return { replayed: sources.replay(replaying, { after: from, upTo }), unsubscribe };
+  };
+}
 
 /** How a replay folds one kind of aggregate (pets, orders): its events, its streams, its `evolve`. */
 export type FoldedAggregate<S> = {
@@ -44,7 +94,7 @@ const KEPT_FOLDED = 1000;
 export async function* foldedReplay<S>(
   replaying: Replaying,
   aggregate: FoldedAggregate<S>,
-  range: { readonly after: bigint; readonly upTo: bigint | undefined },
+  range: Range,
 ): AsyncGenerator<FoldedEvent<S>> {
   const { store, meter, stopped } = replaying;
   const { after, upTo } = range;
