@@ -1,8 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { OrderReadModel } from '../../src/application/ports/read-models.ts';
 import { type OrderChange, orderChangeQueries } from '../../src/application/queries/order-changes.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { appendNoise } from '../support/seed-store.ts';
 
 /** orderChanged(after:)'s replay: what it reads of the store, and what it pays for. */
 
@@ -19,22 +19,10 @@ afterEach(async () => {
 /** An order read model with no live changes: the replay reads nothing else of it. */
 const quietOrders = { onChange: () => () => {} } as Pick<OrderReadModel, 'onChange'> as OrderReadModel;
 
-/** `count` events of a type no replay shows, in one stream. */
-async function appendNoise(count: number): Promise<void> {
-  const metadata = () => ({
-    eventId: randomUUID(),
-    occurredAt: new Date().toISOString(),
-    correlationId: 'test',
-    schemaVersion: 1,
-  });
-  const events = Array.from({ length: count }, () => ({ type: 'Noise', data: {}, metadata: metadata() }));
-  await t.store.appendToStream(`noise-${randomUUID()}`, events);
-}
-
 it('reads no further once stopped while it waits to pay: the ended stream is not read on for free', async () => {
   const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, context);
   const from = (await t.store.headPosition())!;
-  await appendNoise(25_000);
+  await appendNoise(t.store, 25_000);
   await t.application.placeOrder({ petId: pet.id }, context);
   const { resumeOrderChanges } = orderChangeQueries({
     store: t.store,

@@ -3,6 +3,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { PetChange, PetReadModel } from '../../src/application/ports/read-models.ts';
 import { petChangeQueries } from '../../src/application/queries/pet-changes.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { appendNoise } from '../support/seed-store.ts';
 
 /**
  * A subscription resumed on a process whose read model is behind the position the client sends
@@ -86,16 +87,10 @@ function metadata() {
   };
 }
 
-/** `count` events of a type no replay shows, in one stream. */
-async function appendNoise(count: number): Promise<void> {
-  const events = Array.from({ length: count }, () => ({ type: 'Noise', data: {}, metadata: metadata() }));
-  await t.store.appendToStream(`noise-${randomUUID()}`, events);
-}
-
 it('reads no further once stopped while it waits to pay: the ended stream is not read on for free', async () => {
   const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1 }, context);
   const created = (await t.store.headPosition())!;
-  await appendNoise(25_000);
+  await appendNoise(t.store, 25_000);
   await t.application.updatePet(pet.id, { name: 'Max' }, context);
   const { resumePetChanges } = petChangeQueries({
     store: t.store,

@@ -4,6 +4,7 @@ import { changeApiKeyPlan } from '../../src/application/commands/api-keys.ts';
 import { EVENTS_PER_REQUEST } from '../../src/application/queries/replay-cost.ts';
 import type { Clock } from '../../src/shared/context.ts';
 import { type ListeningApp, startListeningApp } from '../support/listening-app.ts';
+import { appendNoise as seedNoise } from '../support/seed-store.ts';
 import { readSse } from '../support/sse.ts';
 import { subscribeOverSse } from './graphql/graphql-server.ts';
 
@@ -46,17 +47,8 @@ function metadata() {
   };
 }
 
-/** `count` events of a type no filter asks for, in streams of 5,000. */
-async function appendNoise(count: number): Promise<void> {
-  for (let left = count; left > 0; left -= 5000) {
-    const events = Array.from({ length: Math.min(left, 5000) }, () => ({
-      type: 'Noise',
-      data: {},
-      metadata: metadata(),
-    }));
-    await server.testApp.store.appendToStream(`noise-${randomUUID()}`, events);
-  }
-}
+/** `count` events of a type no filter asks for. */
+const appendNoise = (count: number) => seedNoise(server.testApp.store, count);
 
 async function appendNeedle(): Promise<bigint> {
   const { position } = await server.testApp.store.appendToStream(`needle-${randomUUID()}`, [

@@ -38,3 +38,20 @@ export async function seedDataDir(dataDir: string, count: number): Promise<void>
     await store.close();
   }
 }
+
+/** Appends `count` events of a type that no query shows (`Noise`), in streams of 5,000: a store for a replay to read through. */
+export async function appendNoise(store: EventStore, count: number): Promise<void> {
+  for (let left = count; left > 0; left -= 5000) {
+    const events = Array.from({ length: Math.min(left, 5000) }, () => ({
+      type: 'Noise',
+      data: {},
+      metadata: {
+        eventId: randomUUID(),
+        occurredAt: new Date().toISOString(),
+        correlationId: 'c',
+        schemaVersion: 1,
+      },
+    }));
+    await store.appendToStream(`noise-${randomUUID()}`, events);
+  }
+}
