@@ -14,14 +14,14 @@ const ASK_AGAIN_MS = 1000;
  * src/application/queries/replay-cost.ts), as further requests of the request that opened it:
  * refused ones are taken back and do not count towards a ban. While the budget is spent, the replay
  * waits (the stream stays open, idle but for its heartbeats) and asks again every second until the
- * points fit or `signal` aborts (the stream ended): one refusal
- * for the metrics, however long it waits. Any other refusal (a ban) rejects, which ends the stream.
+ * points fit or the replay has ended: one refusal for the metrics, however long it waits. Any other
+ * refusal (a ban) rejects, which ends the stream.
  */
-export function payFromBudget(reply: FastifyReply, signal: AbortSignal): PayForReads {
-  return async (requests) => {
+export function payFromBudget(reply: FastifyReply): PayForReads {
+  return async (requests, ended) => {
     // One at a time: however many are due, each fits a budget that has room for one.
     let askingAgain = false;
-    for (let paid = 0; paid < requests && !signal.aborted;) {
+    for (let paid = 0; paid < requests && !ended.aborted;) {
       try {
         await reply.consumeRateLimit(1, { askingAgain });
         paid += 1;
@@ -29,35 +29,8 @@ export function payFromBudget(reply: FastifyReply, signal: AbortSignal): PayForR
       } catch (error) {
         if (!(error instanceof RateLimitedError)) throw error;
         askingAgain = true;
-        await delay(ASK_AGAIN_MS, undefined, { signal }).catch(() => {});
+        await delay(ASK_AGAIN_MS, undefined, { signal: ended }).catch(() => {});
       }
     }
-  };
-}
-
-/** A subscription resumed after a position, as the application starts one: a replay, and its end. */
-type Resume<T> = (listener: (item: T) => void) => {
-  readonly replayed: AsyncIterable<T>;
-  readonly unsubscribe: () => void;
-};
-
-/**
- * `resume`'s subscription with its replay paid from the budget of `reply`'s key (`payFromBudget`):
- * its `unsubscribe` also ends a payment's wait, so that a stream that has ended stops waiting for
- * the budget. Rejects as `resume` does (a bad position fails the request, not the stream).
- */
-export async function paidResume<T>(
-  reply: FastifyReply,
-  resume: (pay: PayForReads) => Promise<Resume<T>>,
-): Promise<Resume<T>> {
-  const ended = new AbortController();
-  const start = await resume(payFromBudget(reply, ended.signal));
-  return (listener) => {
-    const { replayed, unsubscribe } = start(listener);
-    const stop = () => {
-      ended.abort();
-      unsubscribe();
-    };
-    return { replayed, unsubscribe: stop };
   };
 }

@@ -85,7 +85,7 @@ export function eventFeedQueries(deps: { readonly store: EventStore; readonly ke
     const filter = validateFilter(query);
     const start = await givenStart(store, query);
     const from = start ?? (query.fromStart === true ? 'start' : 'head');
-    return follow({ store, keys, filter, signal, meter: readMeter(pay) }, from);
+    return follow({ store, keys, filter, signal, meter: readMeter(pay, signal) }, from);
   }
   return {
     /** All events in store order, a page at a time, optionally of one type or one stream. */

@@ -11,10 +11,11 @@ export const EVENTS_PER_REQUEST = 10_000;
 
 /**
  * Counts `requests` more against the client's budget; a replay reads on once it settles (it may
- * wait for the budget's next window). Rejects when the client may not go on (banned, say): the
- * replay ends with that error.
+ * wait for the budget's next window). `ended` aborts once the replay has stopped (its stream
+ * ended): a payment still waiting then settles at once, unpaid, and the replay reads no further.
+ * Rejects when the client may not go on (banned, say): the replay ends with that error.
  */
-export type PayForReads = (requests: number) => Promise<void>;
+export type PayForReads = (requests: number, ended: AbortSignal) => Promise<void>;
 
 export type ReadMeter = (events: number) => Promise<void> | undefined;
 
@@ -22,9 +23,10 @@ export type ReadMeter = (events: number) => Promise<void> | undefined;
  * Counts the events a replay reads and pays for each EVENTS_PER_REQUEST of them past the first
  * (paid by the request that opened the stream), once it has read into them: `read(n)` returns
  * undefined while nothing is due (no promise on the path of every event), else the payment to await
- * before delivering what it read. Without `pay` (the CLI, the tests), reading is free.
+ * before delivering what it read, which `ended` cuts short. Without `pay` (the CLI, the tests),
+ * reading is free.
  */
-export function readMeter(pay: PayForReads | undefined): ReadMeter {
+export function readMeter(pay: PayForReads | undefined, ended: AbortSignal): ReadMeter {
   if (pay === undefined) return () => undefined;
   let read = 0;
   let paidFor = EVENTS_PER_REQUEST; // by the request that opened the stream
@@ -33,6 +35,6 @@ export function readMeter(pay: PayForReads | undefined): ReadMeter {
     if (read <= paidFor) return undefined;
     const due = Math.ceil((read - paidFor) / EVENTS_PER_REQUEST);
     paidFor += due * EVENTS_PER_REQUEST;
-    return pay(due);
+    return pay(due, ended);
   };
 }

@@ -39,14 +39,14 @@ export async function resumeChanges<C extends { readonly position: bigint }>(
     const off = sources.live((change) => {
       if (change.position > from) listener(change);
     });
-    // A payment settles once its stream has ended too (it stops waiting for the budget): the
-    // replay must then read no further, or it would read on, unpaid, to the next change.
+    // Ending the stream ends the replay: a payment waiting for the budget settles at once, unpaid,
+    // and the replay must then read no further, or it would read on, unpaid, to the next change.
     const stopped = new AbortController();
     const unsubscribe = () => {
       stopped.abort();
       off();
     };
-    const replaying = { store, meter: readMeter(pay), stopped: stopped.signal };
+    const replaying = { store, meter: readMeter(pay, stopped.signal), stopped: stopped.signal };
     return { replayed: sources.replay(replaying, { after: from, upTo }), unsubscribe };
   };
 }

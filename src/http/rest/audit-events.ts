@@ -48,11 +48,7 @@ export async function auditEventRoutes(
       if (wantsEventStream(request)) {
         request.holdStream(reply.raw);
         const stream = new AbortController();
-        const events = await application.followFeed(
-          filter,
-          stream.signal,
-          payFromBudget(reply, stream.signal),
-        );
+        const events = await application.followFeed(filter, stream.signal, payFromBudget(reply));
         open.add(stream);
         // The reconnection that follows gets the 401, 403 or 429 with its Error body.
         const watch = accessWatch(request, [AUDIT.scope]);

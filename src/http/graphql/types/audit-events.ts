@@ -86,11 +86,7 @@ builder.subscriptionField('auditEvent', (t) =>
     subscribe: async (_root, args, { application, closing, req, reply }) => {
       const following = new AbortController();
       // Checked here, as REST checks them before its stream starts: a bad argument fails the request.
-      const events = await application.followEvents(
-        filter(args),
-        following.signal,
-        payFromBudget(reply, following.signal),
-      );
+      const events = await application.followEvents(filter(args), following.signal, payFromBudget(reply));
       return resumedStream(
         () => ({ replayed: events, unsubscribe: () => following.abort() }),
         closing,

@@ -19,7 +19,7 @@ import { decodeCursor } from '../cursor.ts';
 import { accessWatch } from '../../access-watch.ts';
 import { liveStream, resumedStream } from '../live-stream.ts';
 import { noteStorePosition } from '../store-position.ts';
-import { paidResume } from '../../replay-payment.ts';
+import { payFromBudget } from '../../replay-payment.ts';
 import { RESUME_AFTER } from './pet-change-stream.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
@@ -253,9 +253,7 @@ builder.subscriptionFields((t) => ({
           watch,
         );
       // A bad position fails the request, not the stream.
-      const start = await paidResume(reply, (pay) =>
-        application.resumeOrderChanges(requestContext, after, pay),
-      );
+      const start = await application.resumeOrderChanges(requestContext, after, payFromBudget(reply));
       return resumedStream<OrderChange>(start, closing, watch);
     },
     resolve: (change, _args, context) => {

@@ -2,7 +2,7 @@ import type { Application, PetChange } from '../../../application/index.ts';
 import { liveStream, resumedStream } from '../live-stream.ts';
 import type { FastifyReply } from 'fastify';
 import type { StreamWatch } from '../../access-watch.ts';
-import { paidResume } from '../../replay-payment.ts';
+import { payFromBudget } from '../../replay-payment.ts';
 
 export const RESUME_AFTER =
   'A store position (`extensions.storePosition` of an event received): deliver the events after it ' +
@@ -25,7 +25,7 @@ export async function petChanges(
   };
   if (after == null) return liveStream((emit) => application.onPetChange(only(emit)), closing, watch);
   // A bad position fails the request, not the stream.
-  const start = await paidResume(reply, (pay) => application.resumePetChanges(after, pay));
+  const start = await application.resumePetChanges(after, payFromBudget(reply));
   return resumedStream(
     (emit) => {
       const { replayed, unsubscribe } = start(only(emit));
