@@ -33,6 +33,7 @@ import { adminRoutes } from './rest/admin.ts';
 import { DEFAULT_STALL_MS } from './stalled-stream.ts';
 import { DEFAULT_STREAMS_PER_KEY, streamSlots } from './stream-slots.ts';
 import { auditEventRoutes } from './rest/audit-events.ts';
+import { changeStreamRoutes } from './rest/change-streams.ts';
 import { storePositions } from './store-position.ts';
 import { lazyRequestLogger } from './request-logger.ts';
 import { closeConnectionsOnClose, refuseWhileShuttingDown } from './shutting-down.ts';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   await app.register(historyRoutes, { prefix: '/v1', application: deps.application });
   const stallMs = deps.config.streamStallMs ?? DEFAULT_STALL_MS;
   await app.register(auditEventRoutes, { prefix: '/v1', application: deps.application, stallMs });
+  await app.register(changeStreamRoutes, { prefix: '/v1', application: deps.application, stallMs });
   await app.register(adminRoutes, { prefix: '/v1', application: deps.application });
   await app.register(graphqlRoutes, {
     application: deps.application,

@@ -49,6 +49,8 @@ def positions_the_server_gave_in_queries(ctx, query):
         return query
     if str(query.get("asOf", "")).isdigit():
         query["asOf"] = GIVEN_POSITION
-    if ctx.operation.path == "/audit/events" and str(query.get("after", "")).isdigit():
+    if (ctx.operation.path == "/audit/events" or ctx.operation.path.endswith("/changes")) and str(
+        query.get("after", "")
+    ).isdigit():
         query["after"] = GIVEN_POSITION
     return query

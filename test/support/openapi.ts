@@ -65,4 +65,11 @@ export function openApiMismatches(method: string, pathTemplate: string, response
   return problems;
 }
 
+/** How `value` departs from one of the document's schemas (a server-sent event's data, say): empty when it does not. */
+export function schemaMismatches(schema: string, value: unknown): string[] {
+  const validate = ajv.getSchema(`openapi#/components/schemas/${schema}`);
+  if (validate === undefined) return [`the document has no schema ${schema}`];
+  return validate(value) ? [] : [ajv.errorsText(validate.errors)];
+}
+
 export { document as openApiDocument };

@@ -1,7 +1,7 @@
 // Replays N items through a GraphQL live stream (resumedStream) and reads every one, keeping the
 // stream open, then prints the heap it holds beyond what it held before, after a full GC: run
 // with --expose-gc by test/http/graphql/live-stream-memory.int.test.ts.
-import { resumedStream } from '../../src/http/graphql/live-stream.ts';
+import { resumedStream } from '../../src/http/live-stream.ts';
 
 const count = Number(process.argv[2]);
 const gc = (globalThis as { gc?: () => void }).gc!;

@@ -11,6 +11,9 @@ export function parsePosition(value: string | bigint, field: string): bigint {
   throw new ValidationError(`${field} must be a store position: decimal digits.`, field);
 }
 
+/** A position a client sent, and the name it came under (a REST stream's `Last-Event-ID`): `after` when a string. */
+export type SentPosition = string | { readonly value: string; readonly field: string };
+
 /**
  * A position a client sent back, which only this store can have given: one past its last event
  * (a corrupted cursor or Last-Event-ID) is a 400, not a wait or an answer later events would change.

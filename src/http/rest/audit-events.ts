@@ -1,14 +1,9 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import Negotiator from 'negotiator';
 import { type Application, type EventFeedQuery, isCheckpoint } from '../../application/index.ts';
-import { BannedError } from '../../shared/auth-errors.ts';
-import { accessWatch, type StreamWatch } from '../access-watch.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
-import { sseBody } from '../sse.ts';
-import { afterClose } from '../response-closed.ts';
 import { payFromBudget } from '../replay-payment.ts';
-import { endWhenStalled } from '../stalled-stream.ts';
+import { EVENT_STREAM, eventStreams, negotiated } from './event-stream.ts';
 import { integerParam, presentOnly, singleHeader, stringParam } from './params.ts';
 
 const AUDIT = { scope: 'audit:read' } as const;
@@ -24,10 +19,7 @@ export async function auditEventRoutes(
   options: { application: Application; stallMs: number },
 ): Promise<void> {
   const { application, stallMs } = options;
-  const open = new Set<AbortController>();
-  app.addHook('preClose', async () => {
-    for (const stream of open) stream.abort();
-  });
+  const sendStream = eventStreams(app, stallMs);
 
   app.get(
     '/audit/events',
@@ -46,29 +38,13 @@ export async function auditEventRoutes(
         ...optional('lastEventId', singleHeader(request, 'last-event-id')),
       };
       if (wantsEventStream(request)) {
-        request.holdStream(reply.raw);
-        const stream = new AbortController();
-        const events = await application.followFeed(filter, stream.signal, payFromBudget(reply));
-        open.add(stream);
-        // The reconnection that follows gets the 401, 403 or 429 with its Error body.
-        const watch = accessWatch(request, [AUDIT.scope]);
-        const unwatch = watch.start(() => stream.abort());
-        const allowed = whileAllowed(events, watch, () => stream.abort());
-        afterClose(reply.raw, () => {
-          unwatch();
-          stream.abort();
-          open.delete(stream);
-        });
-        endWhenStalled(reply.raw, stallMs, request.log);
-        return reply
-          .type('text/event-stream; charset=utf-8')
-          .header('Cache-Control', 'no-store')
-          .header('X-Accel-Buffering', 'no') // nginx: pass each event on at once
-          .send(
-            sseBody(allowed, (item) =>
-              isCheckpoint(item) ? { id: item.checkpoint } : { id: item.position, data: item },
-            ),
-          );
+        return sendStream(
+          request,
+          reply,
+          [AUDIT.scope],
+          (ended) => application.followFeed(filter, ended, payFromBudget(reply)),
+          (item) => (isCheckpoint(item) ? { id: item.checkpoint } : { id: item.position, data: item }),
+        );
       }
       const page = await application.eventFeed({
         ...filter,
@@ -79,28 +55,6 @@ export async function auditEventRoutes(
     },
   );
   allowOnly(app, '/audit/events', ['GET', 'HEAD']);
-}
-
-/**
- * The events, each only while the key may still read the feed: the watch ends an idle stream
- * within a second, and this check keeps any event from reaching a key that has lost the scope
- * meanwhile (a scope removed and granted again within the second included). A replay refused its
- * reads (the key banned) ends the stream too: the reconnection gets the error.
- */
-async function* whileAllowed<T>(
-  events: AsyncIterable<T>,
-  watch: StreamWatch,
-  withdrawn: () => void,
-): AsyncGenerator<T> {
-  try {
-    for await (const event of events) {
-      if (watch.now() !== undefined) return withdrawn();
-      yield event;
-    }
-  } catch (error) {
-    if (!(error instanceof BannedError)) throw error;
-    withdrawn();
-  }
 }
 
 function feedFilter(query: Record<string, unknown>): Omit<EventFeedQuery, 'limit' | 'after'> {
@@ -120,12 +74,10 @@ function optional<K extends string, V>(name: K, value: V | undefined): { [key in
  * header that takes neither gets a page too, as every REST route answers JSON.
  */
 function wantsEventStream(request: FastifyRequest): boolean {
-  if (request.headers.accept === undefined) return false;
-  return new Negotiator(request.raw).mediaType(FEED_TYPES) === FEED_TYPES[1];
+  return negotiated(request, FEED_TYPES) === EVENT_STREAM;
 }
 
-/** The charset is named so that a range naming utf-8 (`text/event-stream;charset=utf-8`) matches. */
-const FEED_TYPES = ['application/json; charset=utf-8', 'text/event-stream; charset=utf-8'];
+const FEED_TYPES = ['application/json; charset=utf-8', EVENT_STREAM];
 
 /** The next page: the same filters and limit, after the cursor. */
 function nextLink(query: Record<string, unknown>, after: string): string {

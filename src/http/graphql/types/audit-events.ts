@@ -3,7 +3,7 @@ import { accessWatch } from '../../access-watch.ts';
 import { payFromBudget } from '../../replay-payment.ts';
 import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
-import { resumedStream } from '../live-stream.ts';
+import { resumedStream } from '../../live-stream.ts';
 import { exposedConnection, positionConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
 import { RecordedEvent } from './event-fields.ts';

@@ -5,7 +5,6 @@ import {
   PetNotAvailableError,
   type VersionedOrder,
 } from '../../../domain/orders.ts';
-import type { OrderChange } from '../../../application/index.ts';
 import { PetRemovedError } from '../../../domain/pets.ts';
 import {
   IdempotencyKeyReusedError,
@@ -17,10 +16,8 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { accessWatch } from '../../access-watch.ts';
-import { liveStream, resumedStream } from '../live-stream.ts';
 import { noteStorePosition } from '../store-position.ts';
-import { payFromBudget } from '../../replay-payment.ts';
-import { RESUME_AFTER } from './pet-change-stream.ts';
+import { orderChanges, RESUME_AFTER } from '../../change-streams.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
 import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './idempotency-key.ts';
@@ -243,19 +240,13 @@ builder.subscriptionFields((t) => ({
       'Each event carries its store position in `extensions.storePosition`; to resume after a disconnection, ' +
       'subscribe again with `after` set to the last one received: the changes since are delivered first.',
     args: { after: t.arg.string({ description: RESUME_AFTER }) },
-    subscribe: async (_root, { after }, { application, closing, requestContext, req, reply }) => {
-      // An admin key's stream carries every order: it ends when the key loses admin, too.
-      const watch = accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']);
-      if (after == null)
-        return liveStream<OrderChange>(
-          (emit) => application.onOrderChange(requestContext, emit),
-          closing,
-          watch,
-        );
-      // A bad position fails the request, not the stream.
-      const start = await application.resumeOrderChanges(requestContext, after, payFromBudget(reply));
-      return resumedStream<OrderChange>(start, closing, watch);
-    },
+    subscribe: (_root, { after }, { application, closing, requestContext, req, reply }) =>
+      orderChanges(application, requestContext, after, {
+        closing,
+        reply,
+        // An admin key's stream carries every order: it ends when the key loses admin, too.
+        watch: accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']),
+      }),
     resolve: (change, _args, context) => {
       noteStorePosition(context, change.position);
       return change.order;

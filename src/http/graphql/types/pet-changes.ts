@@ -6,7 +6,7 @@ import { withArgumentNames } from '../argument-names.ts';
 import { builder } from '../builder.ts';
 import { noteStorePosition } from '../store-position.ts';
 import { accessWatch } from '../../access-watch.ts';
-import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
+import { petChanges, RESUME_AFTER } from '../../change-streams.ts';
 import { Pet } from './pet.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';

@@ -11,7 +11,7 @@ import { decodeCursor } from '../cursor.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
 import { accessWatch } from '../../access-watch.ts';
-import { petChanges, RESUME_AFTER } from './pet-change-stream.ts';
+import { petChanges, RESUME_AFTER } from '../../change-streams.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
 

@@ -1,7 +1,7 @@
 import { FixedBuffer, Repeater } from 'graphql-yoga';
-import type { StreamWatch } from '../access-watch.ts';
-import { SubscriberTooSlowError } from '../../shared/errors.ts';
-import { ITEMS_PER_TURN, nextTurn } from '../../shared/next-turn.ts';
+import type { StreamWatch } from './access-watch.ts';
+import { SubscriberTooSlowError } from '../shared/errors.ts';
+import { ITEMS_PER_TURN, nextTurn } from '../shared/next-turn.ts';
 
 /** How far a subscriber may fall behind before its stream is ended rather than grow without bound. */
 export const LIVE_STREAM_BUFFER = 1000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamWatch } from '../../../src/http/access-watch.ts';
-import { LIVE_STREAM_BUFFER, liveStream, resumedStream } from '../../../src/http/graphql/live-stream.ts';
-import { SubscriberTooSlowError } from '../../../src/shared/errors.ts';
+import type { StreamWatch } from '../../src/http/access-watch.ts';
+import { LIVE_STREAM_BUFFER, liveStream, resumedStream } from '../../src/http/live-stream.ts';
+import { SubscriberTooSlowError } from '../../src/shared/errors.ts';
 
 /** A feed of numbered items that the test drives by hand. */
 function feed() {

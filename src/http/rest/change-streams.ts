@@ -1,0 +1,104 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import {
+  type Application,
+  type OrderChange,
+  parsePosition,
+  type PetChange,
+  type SentPosition,
+} from '../../application/index.ts';
+import type { Scope } from '../../domain/scopes.ts';
+import { NotAcceptableError, ValidationError } from '../../shared/errors.ts';
+import { orderChanges, petChanges } from '../change-streams.ts';
+import { allowOnly } from '../four-oh-four.ts';
+import { requestContext } from '../request-context.ts';
+import { EVENT_STREAM, eventStreams, negotiated } from './event-stream.ts';
+import { presentOnly, singleHeader, stringParam } from './params.ts';
+
+const PET_CHANGE_TYPES: readonly PetChange['type'][] = ['created', 'updated', 'removed'];
+
+/**
+ * GET /v1/pets/changes and GET /v1/store/orders/changes: GraphQL's petChanged (and, with
+ * `type=created`, petCreated) and orderChanged as server-sent events, through the same functions,
+ * under the same scopes and limits. Each event's `id:` is its store position, which a reconnecting
+ * client sends back as Last-Event-ID to resume with no gap and no repeat.
+ */
+export async function changeStreamRoutes(
+  app: FastifyInstance,
+  options: { application: Application; stallMs: number },
+): Promise<void> {
+  const { application, stallMs } = options;
+  const sendStream = eventStreams(app, stallMs);
+
+  app.get('/pets/changes', { config: { scope: 'pets:read' } }, async (request, reply) => {
+    const after = resumedFrom(request);
+    const type = petChangeType(request.query as Record<string, unknown>);
+    acceptEventStream(request);
+    const wanted = type === undefined ? undefined : (change: PetChange) => change.type === type;
+    return sendStream(
+      request,
+      reply,
+      ['pets:read'],
+      (ended) => petChanges(application, after, { closing: ended, reply }, wanted),
+      (change) => ({ id: String(change.position), data: petChangeJson(change) }),
+    );
+  });
+
+  app.get('/store/orders/changes', { config: { scope: 'orders:read' } }, async (request, reply) => {
+    const after = resumedFrom(request);
+    acceptEventStream(request);
+    const context = requestContext(request);
+    // An admin key's stream carries every order: it ends when the key loses admin, too.
+    const scopes: Scope[] = context.admin ? ['orders:read', 'admin'] : ['orders:read'];
+    return sendStream(
+      request,
+      reply,
+      scopes,
+      (ended) => orderChanges(application, context, after, { closing: ended, reply }),
+      (change) => ({ id: String(change.position), data: orderChangeJson(change) }),
+    );
+  });
+
+  allowOnly(app, '/pets/changes', ['GET', 'HEAD']);
+  allowOnly(app, '/store/orders/changes', ['GET', 'HEAD']);
+}
+
+/**
+ * Where a stream starts: after Last-Event-ID (a reconnecting client's, which wins), after `after`,
+ * or, with neither, from now on. The past (`asOf`) is not a stream's.
+ */
+function resumedFrom(request: FastifyRequest): SentPosition | undefined {
+  presentOnly(request, 'a stream holds the changes from now on, or after a store position (after)');
+  const after = stringParam(request.query as Record<string, unknown>, 'after');
+  // Refused even where Last-Event-ID wins, as the audit feed does: the client meant something by it.
+  if (after !== undefined) parsePosition(after, 'after');
+  const lastEventId = singleHeader(request, 'last-event-id');
+  if (lastEventId === undefined) return after;
+  parsePosition(lastEventId, 'Last-Event-ID');
+  return { value: lastEventId, field: 'Last-Event-ID' };
+}
+
+/** These routes answer nothing but server-sent events: checked once the request is otherwise good. */
+function acceptEventStream(request: FastifyRequest): void {
+  if (negotiated(request, [EVENT_STREAM]) === undefined) throw new NotAcceptableError('text/event-stream');
+}
+
+function petChangeType(query: Record<string, unknown>): PetChange['type'] | undefined {
+  const type = stringParam(query, 'type');
+  if (type === undefined || (PET_CHANGE_TYPES as readonly string[]).includes(type))
+    return type as PetChange['type'] | undefined;
+  throw new ValidationError(`type must be one of ${PET_CHANGE_TYPES.join(', ')}.`, 'type');
+}
+
+/** GraphQL's PetChangeEvent, with the pet as REST shows it (its version is the event's). */
+function petChangeJson(change: PetChange) {
+  if (change.type === 'removed')
+    return { type: change.type, id: change.id, version: change.version, pet: null };
+  const { version, ...pet } = change.pet;
+  return { type: change.type, id: pet.id, version, pet };
+}
+
+/** The order as REST shows it, after the change, with the version the change gave it. */
+function orderChangeJson(change: OrderChange) {
+  const { version, ...order } = change.order;
+  return { id: order.id, version, order };
+}
