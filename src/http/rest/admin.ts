@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Application } from '../../application/index.ts';
 import { allowOnly } from '../four-oh-four.ts';
-import { noFields, onlyQueryParams } from './params.ts';
+import { noFields, onlyQueryParams, presentOnly } from './params.ts';
 
 const ADMIN = { scope: 'admin' } as const;
 
@@ -17,7 +17,10 @@ export async function adminRoutes(
   const { readModels } = options.application;
   const name = (params: unknown) => (params as { name: string }).name;
 
-  app.get('/admin/projections', { config: ADMIN }, async () => readModels.status());
+  app.get('/admin/projections', { config: ADMIN }, async (request) => {
+    presentOnly(request, 'a read model is shown only as it is now, on this server');
+    return readModels.status();
+  });
   // Neither takes input: a field or parameter sent would be ignored, so it is refused (see noFields).
   app.post('/admin/projections/:name/rebuild', { config: ADMIN }, async (request, reply) => {
     onlyQueryParams(request, [], 'a rebuild takes none');

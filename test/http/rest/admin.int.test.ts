@@ -115,6 +115,24 @@ describe('the admin endpoints', () => {
     ]);
   });
 
+  it('GET /v1/admin/projections refuses asOf with 400 naming it, rather than answer the read models as they are now', async () => {
+    const response = await call('GET', '/v1/admin/projections?asOf=2026-11-23T09:00:00Z');
+    expect([
+      response.statusCode,
+      response.json(),
+      openApiMismatches('GET', '/admin/projections', response),
+    ]).toEqual([
+      400,
+      {
+        code: 'validation_failed',
+        message:
+          'Query parameter asOf cannot be set: a read model is shown only as it is now, on this server.',
+        status: 400,
+      },
+      [],
+    ]);
+  });
+
   it('403 without the admin scope', async () => {
     const response = await call('GET', '/v1/admin/projections', auditor);
     expect([response.statusCode, response.json<{ code: string }>().code]).toEqual([
