@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FEED_SCAN_LIMIT } from '../../../src/application/queries/event-feed.ts';
 import { type ListeningApp, startListeningApp } from '../../support/listening-app.ts';
+import { openApiDocument, resolveRef } from '../../support/openapi.ts';
 import { readSse } from '../../support/sse.ts';
 
 let server: ListeningApp;
@@ -281,6 +282,21 @@ describe('GET /v1/audit/events as server-sent events', () => {
     }
     expect(resumed.map((event) => event.id)).toEqual(stored);
     expect(resumed.map((event) => (event.data as AuditEvent).position)).toEqual(stored);
+  });
+
+  it('answers with Cache-Control: no-store, which the OpenAPI document names for the stream', async () => {
+    const abort = new AbortController();
+    const response = await fetch(`${server.origin}/v1/audit/events`, {
+      headers: { ...auth(auditor), accept: 'text/event-stream' },
+      signal: abort.signal,
+    });
+    abort.abort();
+    const documented = resolveRef(openApiDocument.paths['/audit/events'].get.responses['200'])
+      .headers as Record<string, { schema?: unknown }>;
+    expect([response.headers.get('cache-control'), documented['Cache-Control']?.schema]).toEqual([
+      'no-store',
+      { type: 'string', enum: ['no-store'] },
+    ]);
   });
 
   it('ends open streams when the server closes, rather than keeping it open', async () => {
