@@ -10,7 +10,8 @@ import {
   type GuardedApp,
   startGuardedApp,
 } from '../support/guarded-app.ts';
-import { openApiMismatches } from '../support/openapi.ts';
+import { SCOPES } from '../../src/domain/scopes.ts';
+import { openApiDocument, openApiMismatches } from '../support/openapi.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /** Scopes, expiry, rotation and the scopes of keys issued before scopes existed: REST and GraphQL alike. */
@@ -140,6 +141,53 @@ describe('scopes', () => {
     const { secret } = await (await start()).issueKey({ plan: 'free', scopes: ['admin'] });
     expect((await rest('POST', '/v1/pets', secret, { name: 'Rex', categoryId: 1 })).statusCode).toBe(201);
     expect((await graphql(secret, CREATE)).json().data.createPet.id).toEqual(expect.any(Number));
+  });
+
+  it('opens each REST operation to exactly the scopes its OpenAPI security names, admin included', async () => {
+    const app = await start();
+    const { pet } = await app.application.createPet(
+      { name: 'Rex', categoryId: 1 },
+      { correlationId: 'seed' },
+    );
+    const secrets = new Map<string, string>();
+    for (const scope of SCOPES) {
+      secrets.set(scope, (await app.issueKey({ plan: 'business', scopes: [scope] })).secret);
+    }
+    const operations = Object.entries(
+      openApiDocument.paths as unknown as Record<
+        string,
+        Record<string, { security?: Record<string, string[]>[] }>
+      >,
+    ).flatMap(([template, methods]) =>
+      Object.entries(methods)
+        .filter(([method]) => ['get', 'post', 'patch', 'delete'].includes(method))
+        .filter(([, operation]) => (operation.security ?? openApiDocument.security).length > 0)
+        .map(([method, operation]) => ({
+          method: method.toUpperCase(),
+          template,
+          security: operation.security!,
+        })),
+    );
+    const opened: Record<string, string[]> = {};
+    const documented: Record<string, string[]> = {};
+    for (const { method, template, security } of operations) {
+      const url = `/v1${template}`
+        .replace('{petId}', String(pet.id))
+        .replace('{orderId}', '1')
+        .replace('{name}', 'orders');
+      const name = `${method} ${template}`;
+      documented[name] = security.flatMap((requirement) => requirement.bearerAuth ?? []);
+      opened[name] = [];
+      for (const scope of SCOPES) {
+        const response = await app.app.inject({
+          method: method as 'GET',
+          url,
+          headers: { authorization: `Bearer ${secrets.get(scope)}` },
+        });
+        if (response.statusCode !== 403) opened[name].push(scope);
+      }
+    }
+    expect(opened).toEqual(documented);
   });
 
   it('follows a change of scopes without a restart', async () => {
