@@ -87,6 +87,15 @@ describe('schema/openapi.json', () => {
     expect(lacking).toEqual([]);
   });
 
+  it('holds no component that no operation uses, which generated clients would carry as dead types', () => {
+    const used = JSON.stringify(openApiDocument.paths) + JSON.stringify(openApiDocument.components);
+    const unused = Object.entries(openApiDocument.components as unknown as Record<string, Json>)
+      .filter(([kind]) => kind !== 'securitySchemes')
+      .flatMap(([kind, components]) => Object.keys(components).map((name) => `#/components/${kind}/${name}`))
+      .filter((ref) => !used.includes(JSON.stringify(ref)));
+    expect(unused).toEqual([]);
+  });
+
   it('holds no number that parsing rounds, so the document served is the one committed', () => {
     const text = readFileSync(path.resolve(import.meta.dirname, '../../schema/openapi.json'), 'utf8');
     const rounded: string[] = [];
