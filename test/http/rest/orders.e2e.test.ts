@@ -144,6 +144,23 @@ describe('completing and cancelling', () => {
     expect((await send('POST', `/v1/store/orders/${order.id}/complete`, {})).statusCode).toBe(200);
   });
 
+  it.each([
+    ['complete', 'completed'],
+    ['cancel', 'cancelled'],
+  ])(
+    'answers a %s sent with Content-Type: application/json and no body, as a generated client sends a body left out',
+    async (verb, status) => {
+      const order = await placed(await availablePet());
+      const response = await t.app.inject({
+        method: 'POST',
+        url: `/v1/store/orders/${order.id}/${verb}`,
+        headers: { 'content-type': 'application/json', 'content-length': '0' },
+      });
+      expect([response.statusCode, response.json().status]).toEqual([200, status]);
+      expect(openApiMismatches('POST', `/store/orders/{orderId}/${verb}`, response)).toEqual([]);
+    },
+  );
+
   it.each(['complete', 'cancel'])(
     'refuses a %s whose body is null with 400, as its schema is an object',
     async (verb) => {
