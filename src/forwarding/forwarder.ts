@@ -36,6 +36,11 @@ export type ForwarderOptions = {
   readonly maxRetryDelayMs?: number;
   /** Called after each acknowledged batch with its checkpoint. */
   readonly onCheckpoint?: (position: bigint) => void;
+  /**
+   * Called when a session resumes, with the checkpoint it resumes after: none (undefined) when the
+   * broker holds none (a new or deleted topic) or one past the store's last event.
+   */
+  readonly onResume?: (checkpoint: bigint | undefined) => void;
   /** Called with every failure that ends a session (the forwarder then resumes from its checkpoint). */
   readonly onError?: (error: unknown) => void;
   /** Sees each batch's publish (tracing puts a span around it), and calls `publish` exactly once. */
@@ -43,7 +48,10 @@ export type ForwarderOptions = {
 };
 
 /** What observability may attach to a forwarder. */
-export type ForwarderObserver = Pick<ForwarderOptions, 'onCheckpoint' | 'onError' | 'observePublish'>;
+export type ForwarderObserver = Pick<
+  ForwarderOptions,
+  'onCheckpoint' | 'onResume' | 'onError' | 'observePublish'
+>;
 
 export type Forwarder = {
   /** Settles when the forwarder stops: resolves after `stop()`, rejects when fenced. */
@@ -92,7 +100,7 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
         { checkpoint: checkpoint?.toString() ?? null },
         'forwarder resumes after its checkpoint',
       );
-      if (checkpoint !== undefined) options.onCheckpoint?.(checkpoint);
+      options.onResume?.(checkpoint);
       if (stopping) return;
       const feed = options.store.subscribeToAll(checkpoint === undefined ? {} : { after: checkpoint });
       subscription = feed;

@@ -16,6 +16,7 @@ export type ObservedReadModel = {
 
 export type ForwarderObserver = {
   onCheckpoint?(position: bigint): void;
+  onResume?(checkpoint: bigint | undefined): void;
   onError?(error: unknown): void;
   observePublish?(batch: readonly RecordedEvent[], publish: () => Promise<void>): Promise<void>;
 };

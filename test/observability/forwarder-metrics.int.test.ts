@@ -72,3 +72,60 @@ it('report the checkpoint, the lag and every failed session', async () => {
   expect(await value(metrics, 'petstore_forwarder_position')).toBe(Number(last));
   expect(await value(metrics, 'petstore_forwarder_lag_seconds')).toBe(0);
 });
+
+it('report no position, and the age of the oldest event, once Kafka has lost the checkpoint (the topic deleted) until the events are on the topic again', async () => {
+  const append = async (ageMs: number) =>
+    (
+      await store.appendToStream('pet-1', [
+        {
+          type: 'PetCreated',
+          data: {},
+          metadata: {
+            eventId: randomUUID(),
+            occurredAt: new Date(NOW - ageMs).toISOString(),
+            correlationId: 'c',
+            schemaVersion: 1,
+          },
+        },
+      ])
+    ).position;
+  const first = await append(30_000);
+  const metrics = createMetrics();
+  // The broker: its checkpoint, and whether the topic is there to publish to.
+  let checkpoint: bigint | undefined;
+  let topicDeleted = false;
+  let sessions = 0;
+  const forwarder = startForwarder({
+    store,
+    createPublisher: () => ({
+      connect: async () => {
+        sessions += 1;
+      },
+      readCheckpoint: async () => checkpoint,
+      publish: async (_, position) => {
+        if (topicDeleted) throw new Error('This server does not host this topic-partition');
+        checkpoint = position;
+      },
+      close: async () => {},
+    }),
+    log: { info: () => {}, warn: () => {} },
+    retryDelayMs: 1,
+    ...forwarderMetrics(metrics, store, controlledClock(NOW)),
+  });
+  const until = async (condition: () => boolean) => {
+    const deadline = Date.now() + 5_000;
+    while (!condition() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  await until(() => checkpoint === first);
+  expect(await value(metrics, 'petstore_forwarder_position')).toBe(Number(first));
+
+  // The topic is deleted, and its group's offsets, the checkpoint, with it.
+  topicDeleted = true;
+  checkpoint = undefined;
+  await append(5_000);
+  await until(() => sessions >= 3);
+  await forwarder.stop();
+
+  expect(await value(metrics, 'petstore_forwarder_position')).toBe(-1);
+  expect(await value(metrics, 'petstore_forwarder_lag_seconds')).toBe(30);
+});

@@ -100,7 +100,11 @@ export function forwarderMetrics(
   metrics: Metrics,
   store: EventStore,
   clock: Clock,
-): { onCheckpoint(position: bigint): void; onError(error: unknown): void } {
+): {
+  onCheckpoint(position: bigint): void;
+  onResume(checkpoint: bigint | undefined): void;
+  onError(error: unknown): void;
+} {
   const registers = [metrics.registry];
   let checkpoint: bigint | undefined;
   new Gauge({
@@ -126,6 +130,8 @@ export function forwarderMetrics(
   });
   return {
     onCheckpoint: (position) => (checkpoint = position),
+    // Also when the broker has lost the checkpoint (its topic deleted): what it holds is then nothing.
+    onResume: (resumedAfter) => (checkpoint = resumedAfter),
     onError: () => errors.inc(),
   };
 }
