@@ -103,9 +103,14 @@ class KafkaJsPublisher implements EventPublisher {
 
   async connect(): Promise<void> {
     await this.#admin.connect();
-    // An existing topic keeps the partitions its operator gave it; a new one gets the broker's default.
+    // An existing topic keeps the partitions and retention its operator gave it; a new one gets the
+    // broker's default partition count, and keeps every event (the broker's default retention, 7
+    // days, would leave a consumer reading from the beginning a history without its start).
     if (!(await this.#admin.listTopics()).includes(this.#topic)) {
-      await this.#admin.createTopics({ topics: [{ topic: this.#topic }], waitForLeaders: true });
+      await this.#admin.createTopics({
+        topics: [{ topic: this.#topic, configEntries: [{ name: 'retention.ms', value: '-1' }] }],
+        waitForLeaders: true,
+      });
     }
     await this.#producer.connect();
     // kafkajs claims the transactional id lazily, on the first transaction: claim it now, then

@@ -3,7 +3,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { Kafka, logLevel } from 'kafkajs';
+import { ConfigResourceTypes, Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventStore, NewEvent } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
@@ -121,6 +121,32 @@ describe.skipIf(unavailable !== undefined)(
       });
       expect(reader.messages).toHaveLength(30);
       for (const stream of streams) expect(revisionsOf(reader.messages, stream)).toEqual(range(10));
+    });
+
+    it('creates a missing topic that keeps every event (retention.ms -1), so that it stays a complete record', async () => {
+      const store = openSqliteEventStore({ file: path.join(temp.dir, randomUUID(), 'events.sqlite') });
+      cleanups.push(() => store.close());
+      const topic = `petstore.events.${randomUUID()}`;
+      await appendRoundRobin(store, [`pet-${randomUUID()}`], 1);
+      const admin = new Kafka({
+        clientId: 'test-admin',
+        brokers: broker.brokers,
+        logLevel: logLevel.NOTHING,
+      }).admin();
+      await admin.connect();
+      cleanups.push(() => admin.disconnect());
+
+      inProcessForwarder(store, topic);
+      const deadline = Date.now() + WAIT_MS;
+      while (!(await admin.listTopics()).includes(topic) && Date.now() < deadline) await sleep(50);
+
+      const { resources } = await admin.describeConfigs({
+        resources: [{ type: ConfigResourceTypes.TOPIC, name: topic, configNames: ['retention.ms'] }],
+        includeSynonyms: false,
+      });
+      expect(resources[0]?.configEntries.map((e) => [e.configName, e.configValue])).toEqual([
+        ['retention.ms', '-1'],
+      ]);
     });
 
     it('forwards a pet’s changes and its order, each stream in order under its own key', async () => {
