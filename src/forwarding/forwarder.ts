@@ -1,7 +1,12 @@
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import { batches } from './batches.ts';
 import { toKafkaMessage } from './message.ts';
-import { type EventPublisher, type OutgoingMessage, PublisherFencedError } from './publisher.ts';
+import {
+  type Checkpoint,
+  type EventPublisher,
+  type OutgoingMessage,
+  PublisherFencedError,
+} from './publisher.ts';
 
 /**
  * Forwards every event of the store to the publisher, in store order, at least once.
@@ -82,27 +87,40 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       await publisher.connect();
       let checkpoint = await publisher.readCheckpoint();
       const head = checkpoint === undefined ? undefined : await options.store.headPosition();
-      if (checkpoint !== undefined && checkpoint > (head ?? 0n)) {
+      if (checkpoint !== undefined && checkpoint.position > (head ?? 0n)) {
         // Restored from a backup, or another store's topic: resuming after the checkpoint would pass
         // over the events this store appends at positions up to it. Positions compare in store order
         // on every adapter (KurrentDB's too), where reading at an arbitrary position would not do.
         options.log.warn(
           {
             event: 'forwarder.checkpoint_past_store',
-            checkpoint: checkpoint.toString(),
+            checkpoint: checkpoint.position.toString(),
             head: head?.toString() ?? null,
           },
           "the checkpoint in Kafka is past this store's last event (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id",
         );
         checkpoint = undefined;
+      } else if (checkpoint?.eventId !== undefined && !(await holdsEvent(options.store, checkpoint))) {
+        // The same, once such a store has appended past the checkpoint: the event there is another.
+        options.log.warn(
+          {
+            event: 'forwarder.checkpoint_not_in_store',
+            checkpoint: checkpoint.position.toString(),
+            eventId: checkpoint.eventId,
+          },
+          "the event at the checkpoint in Kafka is not this store's (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id",
+        );
+        checkpoint = undefined;
       }
       options.log.info(
-        { checkpoint: checkpoint?.toString() ?? null },
+        { checkpoint: checkpoint?.position.toString() ?? null },
         'forwarder resumes after its checkpoint',
       );
-      options.onResume?.(checkpoint);
+      options.onResume?.(checkpoint?.position);
       if (stopping) return;
-      const feed = options.store.subscribeToAll(checkpoint === undefined ? {} : { after: checkpoint });
+      const feed = options.store.subscribeToAll(
+        checkpoint === undefined ? {} : { after: checkpoint.position },
+      );
       subscription = feed;
       const batchOptions = {
         maxSize: options.maxBatchSize ?? 500,
@@ -112,12 +130,16 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
       for await (const feedBatch of batches(feed, batchOptions)) {
         for (const { events, messages } of withinBytes(feedBatch, options.maxBatchBytes ?? MAX_BATCH_BYTES)) {
           if (stopping) return;
-          const last = events.at(-1)?.position ?? checkpoint;
+          const lastEvent = events.at(-1);
+          const last =
+            lastEvent === undefined
+              ? checkpoint
+              : { position: lastEvent.position, eventId: lastEvent.metadata.eventId };
           if (last === undefined) continue;
           const publish = () => publisher.publish(messages, last);
           await (options.observePublish === undefined ? publish() : options.observePublish(events, publish));
           checkpoint = last;
-          options.onCheckpoint?.(last);
+          options.onCheckpoint?.(last.position);
         }
       }
     } finally {
@@ -194,4 +216,12 @@ function messageBytes({ key, value, headers }: OutgoingMessage): number {
   let bytes = Buffer.byteLength(key) + Buffer.byteLength(value);
   for (const name in headers) bytes += Buffer.byteLength(name) + Buffer.byteLength(headers[name]!);
   return bytes;
+}
+
+/** Whether the store's event at the checkpoint's position is the one the checkpoint names. */
+async function holdsEvent(store: EventStore, checkpoint: Checkpoint): Promise<boolean> {
+  for await (const event of store.readAll({ from: checkpoint.position, maxCount: 1 })) {
+    return event.position === checkpoint.position && event.metadata.eventId === checkpoint.eventId;
+  }
+  return false;
 }

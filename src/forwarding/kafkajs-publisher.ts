@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Kafka, Partitioners, logLevel, type Admin, type LogEntry, type Producer } from 'kafkajs';
-import { type EventPublisher, type OutgoingMessage, PublisherFencedError } from './publisher.ts';
+import {
+  type Checkpoint,
+  type EventPublisher,
+  type OutgoingMessage,
+  PublisherFencedError,
+} from './publisher.ts';
 
 /**
  * The EventPublisher on kafkajs, with Kafka transactions:
@@ -10,8 +15,8 @@ import { type EventPublisher, type OutgoingMessage, PublisherFencedError } from 
  *   in any process on any machine, and aborts its open transaction.
  * - Checkpoint: each batch is one transaction that also commits a consumer-group offset for
  *   group `<transactional id>` on partition 0 of the topic, whose metadata holds the store
- *   position (a decimal string; offsets are int64, KurrentDB positions are wider) and the owner,
- *   the id of the forwarder that wrote it. So the checkpoint is stored exactly when the batch is,
+ *   position (a decimal string; offsets are int64, KurrentDB positions are wider), the id of
+ *   the event there, and the owner, the id of the forwarder that wrote it. So the checkpoint is stored exactly when the batch is,
  *   and never before Kafka acknowledged it.
  * - Fenced, or timed out? The broker fences a producer both when another one claims the id and
  *   when a transaction stays open past `transactionTimeoutMs` (it aborts it and bumps the epoch),
@@ -43,7 +48,12 @@ export type KafkaJsPublisherOptions = {
 };
 
 /** The checkpoint as stored in the offset commit's metadata: JSON, or a bare decimal (older releases). */
-type Checkpoint = { readonly position: bigint | undefined; readonly owner: string | undefined };
+type StoredCheckpoint = {
+  readonly position: bigint | undefined;
+  /** The id of the event at `position` (absent in checkpoints written before it was kept). */
+  readonly eventId?: string | undefined;
+  readonly owner: string | undefined;
+};
 
 /** Shared by every forwarder of a topic: the identity the broker fences on. */
 export function forwarderIdentity(topic: string): string {
@@ -116,15 +126,15 @@ class KafkaJsPublisher implements EventPublisher {
     // kafkajs claims the transactional id lazily, on the first transaction: claim it now, then
     // sign the checkpoint, so that an earlier holder fenced from now on can tell it was taken over.
     await this.#fencedAware(async () => (await this.#producer.transaction()).abort());
-    const { position } = await this.#fetchCheckpoint();
-    await this.#commit([], position);
+    await this.#commit([], await this.readCheckpoint());
   }
 
-  async readCheckpoint(): Promise<bigint | undefined> {
-    return (await this.#fetchCheckpoint()).position;
+  async readCheckpoint(): Promise<Checkpoint | undefined> {
+    const { position, eventId } = await this.#fetchCheckpoint();
+    return position === undefined ? undefined : { position, eventId };
   }
 
-  publish(messages: readonly OutgoingMessage[], checkpoint: bigint): Promise<void> {
+  publish(messages: readonly OutgoingMessage[], checkpoint: Checkpoint): Promise<void> {
     return this.#commit(messages, checkpoint);
   }
 
@@ -134,13 +144,16 @@ class KafkaJsPublisher implements EventPublisher {
     await Promise.allSettled([this.#producer.disconnect(), this.#admin.disconnect()]);
   }
 
-  #commit(messages: readonly OutgoingMessage[], position: bigint | undefined): Promise<void> {
+  #commit(messages: readonly OutgoingMessage[], checkpoint: Checkpoint | undefined): Promise<void> {
     return this.#fencedAware(() =>
-      retryingConcurrentTransactions(() => this.#transaction(messages, position)),
+      retryingConcurrentTransactions(() => this.#transaction(messages, checkpoint)),
     );
   }
 
-  async #transaction(messages: readonly OutgoingMessage[], position: bigint | undefined): Promise<void> {
+  async #transaction(
+    messages: readonly OutgoingMessage[],
+    checkpoint: Checkpoint | undefined,
+  ): Promise<void> {
     const transaction = await this.#producer.transaction();
     try {
       if (messages.length > 0) {
@@ -149,7 +162,11 @@ class KafkaJsPublisher implements EventPublisher {
           messages: messages.map((m) => ({ key: m.key, value: m.value, headers: { ...m.headers } })),
         });
       }
-      const metadata = JSON.stringify({ position: position?.toString(), owner: this.#owner });
+      const metadata = JSON.stringify({
+        position: checkpoint?.position.toString(),
+        eventId: checkpoint?.eventId,
+        owner: this.#owner,
+      });
       const partition = { partition: 0, offset: '0', metadata };
       await transaction.sendOffsets({
         consumerGroupId: this.#identity,
@@ -173,7 +190,7 @@ class KafkaJsPublisher implements EventPublisher {
     });
   }
 
-  async #fetchCheckpoint(): Promise<Checkpoint> {
+  async #fetchCheckpoint(): Promise<StoredCheckpoint> {
     const [topic] = await this.#admin.fetchOffsets({ groupId: this.#identity, topics: [this.#topic] });
     return parseCheckpoint(topic?.partitions.find((p) => p.partition === 0)?.metadata ?? null);
   }
@@ -209,11 +226,15 @@ async function retryingConcurrentTransactions(work: () => Promise<void>): Promis
   }
 }
 
-export function parseCheckpoint(metadata: string | null): Checkpoint {
+export function parseCheckpoint(metadata: string | null): StoredCheckpoint {
   if (!metadata) return { position: undefined, owner: undefined };
   if (/^\d+$/.test(metadata)) return { position: BigInt(metadata), owner: undefined };
-  const { position, owner } = JSON.parse(metadata) as { position?: string; owner?: string };
-  return { position: position === undefined ? undefined : BigInt(position), owner };
+  const { position, eventId, owner } = JSON.parse(metadata) as {
+    position?: string;
+    eventId?: string;
+    owner?: string;
+  };
+  return { position: position === undefined ? undefined : BigInt(position), eventId, owner };
 }
 
 /** kafkajs wraps protocol errors in retry errors; the fencing one may sit a few causes deep. */

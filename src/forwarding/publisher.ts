@@ -10,6 +10,13 @@ export type OutgoingMessage = {
   readonly headers: Readonly<Record<string, string>>;
 };
 
+/**
+ * Where forwarding stands: the position of the last event the broker acknowledged, and that event's
+ * id, by which a store restored from a backup is told from the one the checkpoint was taken on
+ * (absent in checkpoints older releases wrote).
+ */
+export type Checkpoint = { readonly position: bigint; readonly eventId?: string | undefined };
+
 export interface EventPublisher {
   /**
    * Claims the right to publish: from here on, any publisher that claimed it earlier fails with
@@ -17,13 +24,13 @@ export interface EventPublisher {
    * whose batch the broker merely timed out fails with an ordinary error instead, and may retry.
    */
   connect(): Promise<void>;
-  /** Position of the last event whose batch the broker committed, or undefined before the first. */
-  readCheckpoint(): Promise<bigint | undefined>;
+  /** The last event whose batch the broker committed, or undefined before the first. */
+  readCheckpoint(): Promise<Checkpoint | undefined>;
   /**
    * Publishes the messages and stores `checkpoint` atomically: both or neither. Resolves once the
    * broker acknowledged them. An empty batch only refreshes the stored checkpoint.
    */
-  publish(messages: readonly OutgoingMessage[], checkpoint: bigint): Promise<void>;
+  publish(messages: readonly OutgoingMessage[], checkpoint: Checkpoint): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -18,6 +18,8 @@ import { makeTempDir } from '../support/temp-dir.ts';
 class ScriptedBroker {
   committed: OutgoingMessage[] = [];
   checkpoint: bigint | undefined;
+  /** The id of the event at `checkpoint`, as the forwarder wrote it. */
+  checkpointEventId: string | undefined;
   failNextPublishes = 0;
   fenceNextPublish = false;
   /** Kafka's message.max.bytes: a batch over it is refused (MESSAGE_TOO_LARGE), however often it is sent. */
@@ -26,7 +28,10 @@ class ScriptedBroker {
   publisher(): EventPublisher {
     return {
       connect: async () => {},
-      readCheckpoint: async () => this.checkpoint,
+      readCheckpoint: async () =>
+        this.checkpoint === undefined
+          ? undefined
+          : { position: this.checkpoint, eventId: this.checkpointEventId },
       publish: async (messages, checkpoint) => {
         if (this.fenceNextPublish) throw new PublisherFencedError(new Error('INVALID_PRODUCER_EPOCH'));
         if (batchBytes(messages) > this.maxBatchBytes)
@@ -38,7 +43,8 @@ class ScriptedBroker {
           throw new Error('broker unreachable');
         }
         this.committed.push(...messages);
-        this.checkpoint = checkpoint;
+        this.checkpoint = checkpoint.position;
+        this.checkpointEventId = checkpoint.eventId;
       },
       close: async () => {},
     };
@@ -119,6 +125,41 @@ describe('forwarder', () => {
     await until(() => broker.checkpoint === positions[2]);
     await forwarder.stop();
     expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([0, 1, 2]);
+  });
+
+  it('forwards every event again when the event at the checkpoint is not the one Kafka acknowledged (a restored store that wrote past it)', async () => {
+    store = openStore();
+    const positions = await appendEvents(3);
+    const broker = new ScriptedBroker();
+    broker.checkpoint = positions[1];
+    broker.checkpointEventId = randomUUID(); // the event the store held there before it was restored
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+    });
+    await until(() => broker.checkpoint === positions[2]);
+    await forwarder.stop();
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([0, 1, 2]);
+  });
+
+  it('resumes after a checkpoint whose event is the store’s own', async () => {
+    store = openStore();
+    const positions = await appendEvents(3);
+    const [atCheckpoint] = await store.readStream('pet-1', { fromRevision: 1n, maxCount: 1 });
+    const broker = new ScriptedBroker();
+    broker.checkpoint = positions[1];
+    broker.checkpointEventId = atCheckpoint!.metadata.eventId;
+    const forwarder = startForwarder({
+      store,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+    });
+    await until(() => broker.checkpoint === positions[2]);
+    await forwarder.stop();
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([2]);
   });
 
   it('keeps the checkpoint where it was when a publish fails, and publishes the batch again', async () => {

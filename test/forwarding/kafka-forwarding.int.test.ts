@@ -253,6 +253,27 @@ describe.skipIf(unavailable !== undefined)(
       expect(revisionsOf(reader.deduplicated(), stream)).toEqual(range(70));
     }, 120_000);
 
+    it('forwards every event of a store restored from a backup that has written past the checkpoint before the forwarder started', async () => {
+      const { store, topic, reader } = await scenario();
+      await appendRoundRobin(store, [`pet-${randomUUID()}`], 3);
+      const before = inProcessForwarder(store, topic);
+      await reader.waitFor((r) => r.messages.length >= 3, WAIT_MS, 'the events before the restore');
+      await before.stop();
+      // The restored store: its own events at positions 1 to 5, past the checkpoint (3), written
+      // while the forwarder was not running (Kafka unreachable, or the API listening first).
+      const restored = openSqliteEventStore({ file: path.join(temp.dir, randomUUID(), 'events.sqlite') });
+      cleanups.push(() => restored.close());
+      const written = await appendRoundRobin(restored, [`pet-${randomUUID()}`], 5);
+
+      inProcessForwarder(restored, topic);
+      const ids = written.map((a) => a.event.metadata.eventId);
+      await reader.waitFor(
+        (r) => ids.every((id) => eventIds(r.messages).has(id)),
+        WAIT_MS,
+        'the restored store’s events',
+      );
+    });
+
     it('lets a consumer that drops duplicates by event id see each event exactly once after a replay', async () => {
       const { store, topic, reader } = await scenario();
       const stream = `pet-${randomUUID()}`;
@@ -268,7 +289,10 @@ describe.skipIf(unavailable !== undefined)(
         log: quiet,
       });
       await publisher.connect();
-      await publisher.publish([], appended[9]!.position);
+      await publisher.publish([], {
+        position: appended[9]!.position,
+        eventId: appended[9]!.event.metadata.eventId,
+      });
       await publisher.close();
       inProcessForwarder(store, topic);
       await reader.waitFor((r) => r.messages.length >= 30, WAIT_MS, 'the replayed events');
@@ -321,7 +345,9 @@ describe.skipIf(unavailable !== undefined)(
 
       // What a timed-out transaction looks like: the epoch moves on, the checkpoint is still ours.
       await bumpEpochWithoutCheckpoint(topic);
-      const timedOut = await first.publish([message], appended!.position).catch((error: unknown) => error);
+      const timedOut = await first
+        .publish([message], { position: appended!.position })
+        .catch((error: unknown) => error);
       expect(timedOut).toBeInstanceOf(Error);
       expect(timedOut).not.toBeInstanceOf(PublisherFencedError);
       expect((timedOut as Error).message).toContain('open past its timeout');
@@ -332,7 +358,9 @@ describe.skipIf(unavailable !== undefined)(
       const newer = publisher('second');
       cleanups.push(() => newer.close());
       await newer.connect();
-      const takenOver = await again.publish([message], appended!.position).catch((error: unknown) => error);
+      const takenOver = await again
+        .publish([message], { position: appended!.position })
+        .catch((error: unknown) => error);
       expect(takenOver).toBeInstanceOf(PublisherFencedError);
     });
 

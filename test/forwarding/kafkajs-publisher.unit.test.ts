@@ -9,6 +9,14 @@ describe('the checkpoint in the offset commit’s metadata', () => {
     });
   });
 
+  it('reads the id of the event at the position', () => {
+    expect(parseCheckpoint('{"position":"42","eventId":"e-42","owner":"f-1"}')).toEqual({
+      position: 42n,
+      eventId: 'e-42',
+      owner: 'f-1',
+    });
+  });
+
   it('reads an owner that signed before any event was published', () => {
     expect(parseCheckpoint('{"owner":"f-1"}')).toEqual({ position: undefined, owner: 'f-1' });
   });

@@ -101,8 +101,8 @@ it('report no position, and the age of the oldest event, once Kafka has lost the
       connect: async () => {
         sessions += 1;
       },
-      readCheckpoint: async () => checkpoint,
-      publish: async (_, position) => {
+      readCheckpoint: async () => (checkpoint === undefined ? undefined : { position: checkpoint }),
+      publish: async (_, { position }) => {
         if (topicDeleted) throw new Error('This server does not host this topic-partition');
         checkpoint = position;
       },
