@@ -133,7 +133,11 @@ export function runPrimary(
     if (stopping) {
       // A worker that failed its shutdown (its own deadline, or this one's SIGKILL) fails the stop.
       // After a failed start the others are stopped as they start, and the failure is told already.
-      if (code !== 0 && !startFailed) {
+      // A worker still starting (loading its modules, catching up: a replacement, or a stop soon
+      // after the start) has no handler yet for the SIGTERM sent below, or a terminal's SIGINT,
+      // and ends by it: it had nothing to drain, so that is the clean stop of a starting worker.
+      const stoppedWhileStarting = !state.listened && (signal === 'SIGTERM' || signal === 'SIGINT');
+      if (code !== 0 && !startFailed && !stoppedWhileStarting) {
         process.exitCode = 1;
         logger.error(
           { worker: state.index, workerPid: worker.process.pid, code, signal },

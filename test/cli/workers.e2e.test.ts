@@ -236,6 +236,29 @@ describe('stopping petstore start --workers 2', () => {
     }
   });
 
+  it('on SIGTERM while a replacement worker is still starting, stops it too and exits 0', async () => {
+    const dir = makeTempDir('petstore-workers-stop-starting-');
+    try {
+      const running = await startServerProcess({ PETSTORE_DATA_DIR: dir.dir }, { args: ['--workers', '2'] });
+      const primaryPid = running.child.pid!;
+      const first = childPids(primaryPid);
+      process.kill(first[0]!, 'SIGKILL');
+      // The replacement is forked after a pause of 1 s, and loads its modules for longer than that.
+      const deadline = Date.now() + 20_000;
+      while (!childPids(primaryPid).some((pid) => !first.includes(pid))) {
+        if (Date.now() > deadline) throw new Error(`no replacement:\n${running.output.join('\n')}`);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      const exited = once(running.child, 'exit');
+      running.child.kill('SIGTERM');
+      const [code] = await exited;
+      expect(running.output.filter((line) => line.includes('did not stop cleanly'))).toEqual([]);
+      expect(code).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('when the primary is killed, each worker shuts down cleanly rather than vanish', async () => {
     const dir = makeTempDir('petstore-workers-orphans-');
     try {
