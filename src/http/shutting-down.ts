@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { AppError } from '../shared/errors.ts';
@@ -47,6 +48,9 @@ export const DRAIN_MS = 5_000;
  * it and then waits out the keep-alive timeout: a shutdown outlived its deadline for either. So,
  * as close starts, a connection with no response in flight is destroyed, one with a response in
  * flight is closed once that response has gone out, and whatever is left after `drainMs` is cut.
+ * That response says `Connection: close` when its headers are still to be written: told
+ * `keep-alive`, a client sends its next request on the connection as it closes, and gets a reset
+ * for a request it cannot tell was not run.
  */
 export function closeConnectionsOnClose(app: FastifyInstance, drainMs = DRAIN_MS): void {
   const open = new Set<Socket>();
@@ -59,7 +63,10 @@ export function closeConnectionsOnClose(app: FastifyInstance, drainMs = DRAIN_MS
     for (const socket of open) {
       const response = inFlight(socket);
       if (response === undefined) socket.destroy();
-      else response.once('close', () => socket.destroySoon());
+      else {
+        if (!response.headersSent) response.shouldKeepAlive = false;
+        response.once('close', () => socket.destroySoon());
+      }
     }
     deadline = setTimeout(() => {
       if (open.size > 0) app.log.warn({ connections: open.size }, 'closing: cut the connections still busy');
@@ -75,6 +82,6 @@ export function closeConnectionsOnClose(app: FastifyInstance, drainMs = DRAIN_MS
 }
 
 /** The response this connection is writing (Node's own record of it), if any. */
-function inFlight(socket: Socket): NodeJS.EventEmitter | undefined {
-  return (socket as Socket & { _httpMessage?: NodeJS.EventEmitter | null })._httpMessage ?? undefined;
+function inFlight(socket: Socket): ServerResponse | undefined {
+  return (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage ?? undefined;
 }

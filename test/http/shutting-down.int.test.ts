@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import fp from 'fastify-plugin';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../src/application/commands/api-keys.ts';
@@ -73,6 +75,33 @@ describe('while the server shuts down', () => {
     ]).toEqual(['60', '59']);
     expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
     await response.arrayBuffer();
+    finishClosing();
+    await closing;
+  });
+});
+
+describe('a request in flight when the server starts shutting down', () => {
+  it('is answered with Connection: close, so that its client sends nothing more on that connection', async () => {
+    const secret = await freeKey();
+    await service.app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = service.app.server.address() as { port: number };
+    const body = JSON.stringify({ name: 'Rex', categoryId: 1 });
+    const socket = connect(port, '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => (answer += chunk));
+    const received = once(service.app.server, 'request');
+    socket.write(
+      `POST /v1/pets HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${secret}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    await received;
+    const closing = service.app.close();
+    await closeStarted;
+    socket.write(body);
+    await once(socket, 'close');
+    const [statusLine, ...headerLines] = answer.split('\r\n\r\n')[0]!.split('\r\n');
+    expect(statusLine).toBe('HTTP/1.1 201 Created');
+    expect(headerLines.filter((line) => /^connection:/i.test(line))).toEqual(['Connection: close']);
     finishClosing();
     await closing;
   });
