@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import { ReadModel } from './read-model.ts';
@@ -80,6 +81,9 @@ export async function foldBeside<State, Result>(options: FoldBesideOptions<State
         }
       }
       report();
+      // The store's batches come on promises alone (its reads are synchronous): without a turn of
+      // the event loop here, a fold of 300,000 events held every request, probe and signal for 2 s.
+      await setImmediate();
     }
     options.signal?.throwIfAborted();
     throw new Error('The store subscription ended before the fold caught up.');

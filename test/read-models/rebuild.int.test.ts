@@ -111,6 +111,23 @@ describe('a rebuild beside the live read model', () => {
     await group.stop();
   });
 
+  it('lets the event loop turn between batches, so that requests (and a SIGTERM) are served meanwhile', async () => {
+    await append('A', 'B', 'C', 'D', 'E', 'F');
+    const inPairs = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite'), readBatchSize: 2 });
+    const group = new ProjectionGroup({ store: inPairs, snapshots, logger });
+    group.add(recording(1));
+    await group.start();
+    group.rebuild('recording');
+    const seenBetweenTurns: number[] = [];
+    while (group.rebuildStatus('recording')?.state === 'running') {
+      seenBetweenTurns.push(group.rebuildStatus('recording')!.events);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(seenBetweenTurns).toEqual([0, 2, 4]);
+    await group.stop();
+    await inPairs.close();
+  });
+
   it('reports the rebuild already running instead of starting a second', async () => {
     await append('A');
     const { group } = await started(recording(1));
