@@ -21,7 +21,9 @@ export type StreamStart<T> = (ended: AbortSignal) => Promise<AsyncIterable<T>>;
  */
 export function eventStreams(app: FastifyInstance, stallMs: number) {
   const open = new Set<AbortController>();
+  let closing = false;
   app.addHook('preClose', async () => {
+    closing = true;
     for (const stream of open) stream.abort();
   });
   return async function sendStream<T>(
@@ -36,6 +38,9 @@ export function eventStreams(app: FastifyInstance, stallMs: number) {
     // A bad position rejects here: the request fails with its 400, and no stream starts.
     const items = await start(stream.signal);
     open.add(stream);
+    // Close began while the stream checked where to start (a network round trip on KurrentDB): it
+    // ends at once too, rather than hold the shutdown until its connection is cut.
+    if (closing) stream.abort();
     const watch = accessWatch(request, scopes);
     const unwatch = watch.start(() => stream.abort());
     const allowed = whileAllowed(items, watch, () => stream.abort());

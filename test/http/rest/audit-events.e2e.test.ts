@@ -313,6 +313,32 @@ describe('GET /v1/audit/events as server-sent events', () => {
     for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read());
     await other.close();
   });
+
+  it('ends a stream that was still opening when the server started closing', async () => {
+    const other = await startListeningApp();
+    const key = await other.issueKey(['audit:read']);
+    const store = other.testApp.store;
+    const head = store.headPosition.bind(store);
+    const asked = Promise.withResolvers<void>();
+    const answer = Promise.withResolvers<void>();
+    // The check of the stream's start (against the store's head) is answered once close has begun.
+    store.headPosition = async () => {
+      asked.resolve();
+      await answer.promise;
+      return head();
+    };
+    const response = fetch(`${other.origin}/v1/audit/events?after=1`, {
+      headers: { ...auth(key), accept: 'text/event-stream' },
+    });
+    await asked.promise;
+    const closed = other.testApp.app.close().then(() => 'closed');
+    await expect.poll(() => other.testApp.app.server.listening).toBe(false); // past the preClose hooks
+    answer.resolve();
+    const timeout = new Promise((resolve) => setTimeout(resolve, 3000, 'still open after 3 s'));
+    expect(await Promise.race([closed, timeout])).toBe('closed');
+    expect((await response).status).toBe(200);
+    await other.close();
+  });
 });
 
 describe('a page of one stream', () => {
