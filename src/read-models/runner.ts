@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
@@ -157,6 +158,10 @@ export class ProjectionGroup {
           for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);
           this.#advance(batch[batch.length - 1]!.position);
           failures.succeeded();
+          // The embedded store's batches come on promises alone (its reads are synchronous): a burst
+          // another process wrote (thousands of events in one commit) would be applied whole before
+          // any request, probe or signal was served. Waiters are told before this turn.
+          await setImmediate();
         }
       } catch (error) {
         if (this.#stopped) return;

@@ -217,6 +217,30 @@ describe('ProjectionGroup', () => {
     await group.stop();
   });
 
+  it('lets the event loop turn between batches of a burst another process wrote, so that requests are served meanwhile', async () => {
+    const inPairs = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite'), readBatchSize: 2 });
+    const group = new ProjectionGroup({ store: inPairs, logger });
+    group.add(named('first', 1));
+    await group.start();
+    const metadata = () => ({
+      eventId: randomUUID(),
+      occurredAt: '2026-01-01T00:00:00.000Z',
+      correlationId: 'c',
+      schemaVersion: 1,
+    });
+    // Six events in one commit of "another process": the group reads them in three batches.
+    const events = ['A', 'B', 'C', 'D', 'E', 'F'].map((type) => ({ type, data: {}, metadata: metadata() }));
+    const last = (await store.appendToStream(`s-${randomUUID()}`, events)).position;
+    const seenBetweenTurns = new Set<bigint>();
+    while (group.checkpoint !== last) {
+      if (group.checkpoint !== undefined) seenBetweenTurns.add(group.checkpoint);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect([...seenBetweenTurns].filter((position) => position > last - 6n)).toEqual([last - 4n, last - 2n]);
+    await group.stop();
+    await inPairs.close();
+  });
+
   it('rebuilds only the read model whose version changed; the other goes on from its snapshot', async () => {
     await append('A', 'B');
     const before = new ProjectionGroup({ store, snapshots, logger });
