@@ -26,10 +26,11 @@ export type IdempotentCreate<R> = {
   /**
    * For a creation that can be refused (an order: its pet may not be available): creates it with
    * the key's claim in the same atomic append, so that a refusal claims nothing and a claim always
-   * names something created. Absent (a pet, whose creation cannot be refused): the claim is
+   * names something created. It takes an id (from `nextId`) only once it is not refused, and appends
+   * `claimFor(thatId)` with it. Absent (a pet, whose creation cannot be refused): the claim is
    * appended first, then `ensureCreated` creates.
    */
-  readonly createWithClaim?: (id: number, claim: StreamAppend) => Promise<R>;
+  readonly createWithClaim?: (claimFor: (id: number) => StreamAppend) => Promise<R>;
 };
 
 export type IdempotencyDependencies = {
@@ -61,28 +62,27 @@ export async function createIdempotently<R>(
       case 'replay':
         return { result: await create.ensureCreated(decision.id), replayed: true };
       case 'claimable': {
-        const id = await create.nextId();
-        const event = claimIdempotencyKey(
-          create.field,
-          id,
-          create.requestHash,
-          now,
-          deps.idempotencyKeyTtlMs,
-        );
-        const claim: StreamAppend = {
+        const claimFor = (id: number): StreamAppend => ({
           streamName: stream,
-          events: [{ ...event, metadata: newEventMetadata(clockAt(now), context) }],
+          events: [
+            {
+              ...claimIdempotencyKey(create.field, id, create.requestHash, now, deps.idempotencyKeyTtlMs),
+              metadata: newEventMetadata(clockAt(now), context),
+            },
+          ],
           expectedRevision: last?.revision ?? 'no_stream',
-        };
+        });
         if (create.createWithClaim !== undefined) {
           try {
-            return { result: await create.createWithClaim(id, claim), replayed: false };
+            return { result: await create.createWithClaim(claimFor), replayed: false };
           } catch (error) {
             // A concurrent request with this key came first (its order took the pet): it answers.
             if ((await deps.store.readStream(stream)).at(-1)?.revision !== last?.revision) continue;
             throw error;
           }
         }
+        const id = await create.nextId();
+        const claim = claimFor(id);
         try {
           await deps.store.appendToStream(claim.streamName, claim.events, {
             expectedRevision: claim.expectedRevision,

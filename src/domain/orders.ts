@@ -1,6 +1,6 @@
 import { AppError, NotFoundError, ValidationError } from '../shared/errors.ts';
 import { validateFreeText } from './text.ts';
-import { decideChangeStatus, type PetState, type PetStatusChanged } from './pets.ts';
+import { decideChangeStatus, livePet, type PetState, type PetStatusChanged } from './pets.ts';
 
 /**
  * The order aggregate, pure. An order changes two aggregates at once: placing it makes its pet
@@ -123,6 +123,12 @@ export function mayAccessOrder(
   return actor.admin === true || actor.apiKeyId === undefined || order.placedBy === actor.apiKeyId;
 }
 
+/** Refuses an order for a pet that cannot be ordered: 404 (`pet_removed` too), 409 `pet_not_available`. */
+export function refuseUnorderable(petId: number, pet: PetState): void {
+  const { status } = livePet(pet, petId);
+  if (status !== 'available') throw new PetNotAvailableError(petId, status);
+}
+
 /** An available pet, ordered: the order is placed and holds the pet, which becomes pending. */
 export function decidePlaceOrder(
   order: NewOrder,
@@ -131,9 +137,7 @@ export function decidePlaceOrder(
   placedBy: string | undefined,
   now: Date,
 ): OrderDecision<OrderPlaced> {
-  if (pet?.kind === 'live' && pet.pet.status !== 'available') {
-    throw new PetNotAvailableError(order.petId, pet.pet.status);
-  }
+  refuseUnorderable(order.petId, pet);
   const [petChange] = decideChangeStatus(pet, order.petId, 'pending', orderId); // 404s for no pet
   const data = {
     orderId,

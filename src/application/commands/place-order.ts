@@ -5,6 +5,7 @@ import {
   type NewOrder,
   type OrderEvent,
   orderStreamName,
+  refuseUnorderable,
   validateNewOrder,
   type VersionedOrder,
 } from '../../domain/orders.ts';
@@ -41,14 +42,14 @@ export function placeOrderCommand(deps: PlaceOrderDependencies) {
   ): Promise<PlaceOrderResult> {
     const order = validateNewOrder(input);
     if (options.idempotencyKey === undefined) {
-      return { ...(await place(deps, await deps.nextOrderId(), order, context)), replayed: false };
+      return { ...(await place(deps, deps.nextOrderId, order, context)), replayed: false };
     }
     const { result, replayed } = await createIdempotently(deps, context, options.idempotencyKey, {
       field: 'orderId',
       requestHash: requestHash({ operation: 'placeOrder', ...order }),
       nextId: deps.nextOrderId,
       ensureCreated: (id) => ensurePlaced(deps, id, order, context),
-      createWithClaim: (id, claim) => place(deps, id, order, context, claim),
+      createWithClaim: (claimFor) => place(deps, deps.nextOrderId, order, context, claimFor),
     });
     return { ...result, replayed };
   };
@@ -62,14 +63,20 @@ function place(
   return deps.petTurns.take(order.petId, () => decideAndAppend(...args));
 }
 
+/**
+ * The order's id is taken only once the pet is found available, so that a refused placement takes
+ * none: it leaves no gap in the order ids and appends nothing, not even a reservation of ids.
+ */
 async function decideAndAppend(
   deps: PlaceOrderDependencies,
-  orderId: number,
+  nextOrderId: () => Promise<number>,
   order: NewOrder,
   context: RequestContext,
-  claim?: StreamAppend,
+  claimFor?: (orderId: number) => StreamAppend,
 ): Promise<{ order: VersionedOrder; position: bigint }> {
   let fromStore = false;
+  let orderId: number | undefined;
+  let claim: StreamAppend | undefined;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const pet = fromStore
       ? await fromStream(deps, order.petId)
@@ -77,6 +84,11 @@ async function decideAndAppend(
     if (!fromStore && (pet.state?.kind !== 'live' || pet.state.pet.status !== 'available')) {
       fromStore = true; // before a 404 or 409, make sure this process's read model is not behind
       continue;
+    }
+    if (orderId === undefined) {
+      refuseUnorderable(order.petId, pet.state);
+      orderId = await nextOrderId();
+      claim = claimFor?.(orderId);
     }
     const decidedAt = deps.clock.now();
     const decision = decidePlaceOrder(order, orderId, pet.state, context.apiKeyId, decidedAt);
@@ -118,5 +130,5 @@ async function ensurePlaced(
   const [placed] = await deps.store.readStream(orderStreamName(id), { maxCount: 1 });
   if (placed !== undefined)
     return { order: { ...evolveOrder(undefined, placed as unknown as OrderEvent)!, version: 0 } };
-  return place(deps, id, order, context);
+  return place(deps, () => Promise.resolve(id), order, context);
 }
