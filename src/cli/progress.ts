@@ -17,6 +17,11 @@ const PLAIN_INTERVAL_MS = 1000;
  */
 export function progressReporter(stream: NodeJS.WriteStream = process.stderr) {
   let lastPlainAt = 0;
+  let lastPlain: string | undefined;
+  const plain = (text: string) => {
+    lastPlain = text;
+    stream.write(`${text}\n`);
+  };
   return {
     update(name: string, figures: ProgressFigures): void {
       if (stream.isTTY) {
@@ -25,10 +30,12 @@ export function progressReporter(stream: NodeJS.WriteStream = process.stderr) {
       }
       if (Date.now() - lastPlainAt < PLAIN_INTERVAL_MS) return;
       lastPlainAt = Date.now();
-      stream.write(`${line(name, figures)}\n`);
+      plain(line(name, figures));
     },
+    /** The last figures: a plain line only when it is not the one just printed (a short fold's). */
     done(name: string, figures: ProgressFigures): void {
-      stream.write(stream.isTTY ? `\r${bar(name, figures)}\x1b[K\n` : `${line(name, figures)}\n`);
+      if (stream.isTTY) stream.write(`\r${bar(name, figures)}\x1b[K\n`);
+      else if (line(name, figures) !== lastPlain) plain(line(name, figures));
     },
   };
 }
