@@ -162,6 +162,15 @@ export function runPrimary(
         );
       return stop('SIGTERM', 1);
     }
+    if (code === 0) {
+      // It stopped cleanly: an operator's SIGTERM to it (a rolling restart), not a crash. Its
+      // replacement starts at once, and the pauses after quick deaths start again from none.
+      logger.info(
+        { worker: state.index, workerPid: worker.process.pid, code, signal },
+        'worker stopped: starting another',
+      );
+      return fork(state.index, 0);
+    }
     const quickDeaths = Date.now() - state.startedAt < STEADY_MS ? state.quickDeaths + 1 : 0;
     const pauseMs = quickDeaths === 0 ? 0 : Math.min(MAX_PAUSE_MS, FIRST_PAUSE_MS * 2 ** (quickDeaths - 1));
     logger.error(

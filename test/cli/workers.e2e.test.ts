@@ -59,6 +59,7 @@ function workerPids(): Set<number> {
 }
 
 const DEATH = '"msg":"worker died: starting another"';
+const STOPPED = '"msg":"worker stopped: starting another"';
 
 /** How many times the primary has said that a worker died. */
 function deaths(): number {
@@ -208,6 +209,18 @@ describe('petstore start --workers 2', () => {
     const answering = await twoAnswerAfter(await waitForDeaths(before + 2));
     expect(server.child.exitCode).toBe(null);
     expect(answering.has(running[0]!) || answering.has(replacement)).toBe(false);
+  });
+
+  it('replaces at once a worker an operator stopped with SIGTERM, logged as a stop, not a death', async () => {
+    const victim = childPids(server.child.pid!)[0]!;
+    const before = deaths();
+    process.kill(victim, 'SIGTERM');
+    const line = await waitFor(() =>
+      server.output.find((output) => output.includes(STOPPED) && output.includes(`"workerPid":${victim}`)),
+    );
+    expect(JSON.parse(line)).toMatchObject({ level: 30, workerPid: victim, code: 0 });
+    await twoAnswerAfter(server.output.indexOf(line));
+    expect(deaths()).toBe(before);
   });
 
   it('answers a scrape at once while a worker starts', async () => {
