@@ -24,6 +24,12 @@ export type ServerOptions = {
   readonly counters?: CounterStore;
   /** Run the in-process Kafka forwarder if configured (KAFKA_FORWARDER); under --workers, one worker does. */
   readonly forward?: boolean;
+  /**
+   * Called the moment the server listens, before the forwarder starts: `petstore start` installs its
+   * signal handlers there. Installed any later, a SIGTERM in between (a stop as a worker listens)
+   * ends the process by the signal's default action, its requests in flight with it.
+   */
+  readonly onListening?: () => void;
 };
 
 /** Composes the whole service from configuration and starts listening (and forwarding, if configured). */
@@ -72,6 +78,7 @@ export async function startServer(
     await service.stop();
     throw error;
   }
+  options.onListening?.();
   listening.resolve();
   // kafkajs is loaded only when forwarding is on.
   const forwarder =

@@ -10,7 +10,7 @@ import {
 } from '../cluster.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
-import { type RunningServer, type ServerOptions, startServer } from '../server.ts';
+import { type ServerOptions, startServer } from '../server.ts';
 import { parseCommandLine } from './command-line.ts';
 import { exitAfterLogs } from './exit-after-logs.ts';
 import { createCliLogger } from './logger.ts';
@@ -42,7 +42,13 @@ export async function run(args: string[]): Promise<void> {
         };
   if (worker !== undefined) stopWithPrimary(() => process.kill(process.pid, 'SIGTERM'));
   const serverLogger = worker === undefined ? logger : logger.child({ worker });
-  const server = await startServer(config, serverLogger, options).catch(async (error: unknown) => {
+  // The handlers are installed as the server listens: before, a SIGTERM ends the process by its
+  // default action, as there is nothing to drain yet (and the primary counts that a clean stop).
+  const starting = startServer(config, serverLogger, {
+    ...options,
+    onListening: () => stopOnSignals(() => starting.then((started) => started.close()), serverLogger),
+  });
+  const server = await starting.catch(async (error: unknown) => {
     const failure = startFailure(error, config);
     // Every worker may fail alike: the primary prints the first reason alone.
     if (worker === undefined || !(failure instanceof CommandFailure)) throw failure;
@@ -50,7 +56,6 @@ export async function run(args: string[]): Promise<void> {
     process.exit(1);
   });
   if (worker === undefined) listeningLine(logger, config, server.url, server.metricsUrl);
-  stopOnSignals(server, serverLogger);
 }
 
 function listeningLine(logger: Logger, config: Config, url: string, metricsUrl: string | undefined): void {
@@ -182,7 +187,7 @@ function isMetricsListenerFailure(error: unknown, config: Config): boolean {
  * Later ones are ignored rather than fatal: a Ctrl-C under `npm start` reaches this process twice,
  * from the terminal and forwarded by npm, and the second must not cut the shutdown short.
  */
-function stopOnSignals(server: RunningServer, logger: Logger): void {
+function stopOnSignals(close: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const stop = (signal: NodeJS.Signals): void => {
     if (stopping) return;
@@ -192,7 +197,7 @@ function stopOnSignals(server: RunningServer, logger: Logger): void {
       logger.error({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time: exiting');
       void exitAfterLogs(logger, 1);
     }, SHUTDOWN_TIMEOUT_MS).unref();
-    server.close().then(
+    close().then(
       () => {
         logger.info({}, 'pet store stopped');
         void exitAfterLogs(logger, 0);

@@ -1,11 +1,18 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { request } from 'node:http';
 import { createServer, type Server } from 'node:net';
+import { createInterface } from 'node:readline';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { childPids } from '../../bench/process-cpu.ts';
 import { runPetstore } from '../support/petstore-cli.ts';
 import { type Scrape, scrape, series } from '../support/prometheus.ts';
-import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
+import {
+  createApiKey,
+  type ServerProcess,
+  SOURCES_ENTRY,
+  startServerProcess,
+} from '../support/server-process.ts';
 import { atTheStartOfAMinute } from '../support/minute.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -266,6 +273,37 @@ describe('stopping petstore start --workers 2', () => {
       running.child.kill('SIGTERM');
       const [code] = await exited;
       expect(running.output.filter((line) => line.includes('did not stop cleanly'))).toEqual([]);
+      expect(code).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('on SIGTERM as worker 0 listens, before it starts its Kafka forwarder, stops it cleanly and exits 0', async () => {
+    const dir = makeTempDir('petstore-workers-stop-forwarding-');
+    try {
+      // No broker at that address: the forwarder only retries, which does not hold the stop.
+      const child = spawn(process.execPath, [SOURCES_ENTRY, 'start', '--workers', '2'], {
+        env: {
+          ...process.env,
+          PORT: '0',
+          HOST: '127.0.0.1',
+          LOG_LEVEL: 'info',
+          NODE_ENV: 'test',
+          PETSTORE_DATA_DIR: dir.dir,
+          KAFKA_FORWARDER: 'true',
+          KAFKA_BROKERS: '127.0.0.1:9',
+        },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      const exited = once(child, 'exit');
+      const output: string[] = [];
+      createInterface({ input: child.stdout }).on('line', (line) => {
+        output.push(line);
+        if (line.includes('"worker":0') && line.includes('"msg":"Server listening at')) child.kill('SIGTERM');
+      });
+      const [code] = await exited;
+      expect(output.filter((line) => line.includes('did not stop cleanly'))).toEqual([]);
       expect(code).toBe(0);
     } finally {
       dir.remove();
