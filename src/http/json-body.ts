@@ -10,7 +10,7 @@ import { duplicateMember, duplicateMemberError } from './duplicate-members.ts';
  * members that could change the prototype of objects built from the body, and an object that names
  * a member twice (see duplicate-members.ts). Each refusal says what it found: a member named
  * `__proto__` is valid JSON, refused for what it could do.
- * A body of no bytes is no body (RFC 9110 §8.6), whatever its Content-Type says: generated clients
+ * A body of no bytes is no body (RFC 9110 §8.6), whichever JSON type it is sent as: generated clients
  * send `Content-Type: application/json` on a POST whose optional body they leave out (cancelling
  * an order without a reason), and each route judges a missing body as it does one never declared.
  */

@@ -161,6 +161,16 @@ describe('completing and cancelling', () => {
     },
   );
 
+  it('refuses a cancel sent with Content-Type: text/plain and no body with 415, as the README says', async () => {
+    const order = await placed(await availablePet());
+    const response = await t.app.inject({
+      method: 'POST',
+      url: `/v1/store/orders/${order.id}/cancel`,
+      headers: { 'content-type': 'text/plain;charset=UTF-8', 'content-length': '0' },
+    });
+    expect([response.statusCode, response.json().code]).toEqual([415, 'unsupported_media_type']);
+  });
+
   it.each(['complete', 'cancel'])(
     'refuses a %s whose body is null with 400, as its schema is an object',
     async (verb) => {
