@@ -1,4 +1,4 @@
-import { setImmediate } from 'node:timers/promises';
+import { EVENTS_PER_TURN, turnsEvery } from '../shared/next-turn.ts';
 import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import { ReadModel } from './read-model.ts';
@@ -31,6 +31,8 @@ export type FoldBesideOptions<State, Result> = {
   readonly stopover?: { readonly position: bigint; readonly reached: (fresh: ReadModel<State>) => void };
   readonly onProgress?: (progress: FoldProgress) => void;
   readonly signal?: AbortSignal;
+  /** Events folded between turns of the event loop: EVENTS_PER_TURN. */
+  readonly eventsPerTurn?: number;
 };
 
 /**
@@ -48,6 +50,7 @@ export async function foldBeside<State, Result>(options: FoldBesideOptions<State
   let stopover = options.stopover;
   if (live.checkpoint === undefined) return options.caughtUp(fresh);
   const subscription = options.store.subscribeToAll({ lean: true });
+  const turn = turnsEvery(options.eventsPerTurn ?? EVENTS_PER_TURN);
   const stop = () => void subscription.close();
   options.signal?.addEventListener('abort', stop, { once: true });
   try {
@@ -83,7 +86,8 @@ export async function foldBeside<State, Result>(options: FoldBesideOptions<State
       report();
       // The store's batches come on promises alone (its reads are synchronous): without a turn of
       // the event loop here, a fold of 300,000 events held every request, probe and signal for 2 s.
-      await setImmediate();
+      const turning = turn(batch.length);
+      if (turning !== undefined) await turning;
     }
     options.signal?.throwIfAborted();
     throw new Error('The store subscription ended before the fold caught up.');

@@ -20,6 +20,7 @@ export class Rebuild {
       readonly store: EventStore;
       readonly waitFor: (position: bigint) => Promise<void>;
       readonly logger: Logger;
+      readonly eventsPerTurn?: number;
     },
   ) {
     const { name } = live.projection;
@@ -38,6 +39,7 @@ export class Rebuild {
       waitFor: deps.waitFor,
       logger: deps.logger,
       signal: this.#abort.signal,
+      ...(deps.eventsPerTurn !== undefined && { eventsPerTurn: deps.eventsPerTurn }),
       onProgress: (progress) => (this.#status = { state: 'running', ...progressFigures(progress) }),
       caughtUp: (fresh) => {
         live.replaceWith(fresh);

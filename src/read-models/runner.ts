@@ -1,4 +1,4 @@
-import { setImmediate } from 'node:timers/promises';
+import { EVENTS_PER_TURN, turnsEvery } from '../shared/next-turn.ts';
 import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
@@ -16,6 +16,8 @@ export type ProjectionGroupOptions = {
   readonly logger: Logger;
   /** Wait before resubscribing after a subscription failed. */
   readonly retryDelayMs?: number;
+  /** Events applied between turns of the event loop, following the store or rebuilding: EVENTS_PER_TURN. */
+  readonly eventsPerTurn?: number;
 };
 
 type Waiter = {
@@ -108,6 +110,7 @@ export class ProjectionGroup {
       store: this.#options.store,
       waitFor: (p) => this.waitFor(p),
       logger: this.#options.logger,
+      ...(this.#options.eventsPerTurn !== undefined && { eventsPerTurn: this.#options.eventsPerTurn }),
     });
     this.#rebuilds.set(name, rebuild);
     return rebuild.status;
@@ -144,6 +147,7 @@ export class ProjectionGroup {
   async #follow(): Promise<void> {
     const { store, logger, snapshotEveryEvents, retryDelayMs } = this.#options;
     const failures = new RetriedFailureLog(logger, 'subscription failed: resubscribing from the checkpoint');
+    const turn = turnsEvery(this.#options.eventsPerTurn ?? EVENTS_PER_TURN);
     while (!this.#stopped) {
       try {
         this.#subscription = store.subscribeToAll({
@@ -161,7 +165,8 @@ export class ProjectionGroup {
           // The embedded store's batches come on promises alone (its reads are synchronous): a burst
           // another process wrote (thousands of events in one commit) would be applied whole before
           // any request, probe or signal was served. Waiters are told before this turn.
-          await setImmediate();
+          const turning = turn(batch.length);
+          if (turning !== undefined) await turning;
         }
       } catch (error) {
         if (this.#stopped) return;

@@ -114,7 +114,7 @@ describe('a rebuild beside the live read model', () => {
   it('lets the event loop turn between batches, so that requests (and a SIGTERM) are served meanwhile', async () => {
     await append('A', 'B', 'C', 'D', 'E', 'F');
     const inPairs = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite'), readBatchSize: 2 });
-    const group = new ProjectionGroup({ store: inPairs, snapshots, logger });
+    const group = new ProjectionGroup({ store: inPairs, snapshots, logger, eventsPerTurn: 2 });
     group.add(recording(1));
     await group.start();
     group.rebuild('recording');

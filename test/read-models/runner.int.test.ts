@@ -219,7 +219,7 @@ describe('ProjectionGroup', () => {
 
   it('lets the event loop turn between batches of a burst another process wrote, so that requests are served meanwhile', async () => {
     const inPairs = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite'), readBatchSize: 2 });
-    const group = new ProjectionGroup({ store: inPairs, logger });
+    const group = new ProjectionGroup({ store: inPairs, logger, eventsPerTurn: 2 });
     group.add(named('first', 1));
     await group.start();
     const metadata = () => ({
