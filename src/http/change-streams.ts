@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { Application, OrderChange, PetChange, SentPosition } from '../application/index.ts';
+import type { Scope } from '../domain/scopes.ts';
 import type { RequestContext } from '../shared/context.ts';
 import type { StreamWatch } from './access-watch.ts';
 import { liveStream, resumedStream } from './live-stream.ts';
@@ -46,6 +47,14 @@ export async function petChanges(
     closing,
     watch,
   );
+}
+
+/**
+ * The scopes an order stream goes on needing: an admin key's stream carries every order, so it ends
+ * when the key loses admin too, not only orders:read.
+ */
+export function orderStreamScopes(context: RequestContext): Scope[] {
+  return context.admin ? ['orders:read', 'admin'] : ['orders:read'];
 }
 
 /**

@@ -6,9 +6,8 @@ import {
   type PetChange,
   type SentPosition,
 } from '../../application/index.ts';
-import type { Scope } from '../../domain/scopes.ts';
 import { NotAcceptableError, ValidationError } from '../../shared/errors.ts';
-import { orderChanges, petChanges } from '../change-streams.ts';
+import { orderChanges, orderStreamScopes, petChanges } from '../change-streams.ts';
 import { allowOnly } from '../four-oh-four.ts';
 import { requestContext } from '../request-context.ts';
 import { EVENT_STREAM, eventStreams, negotiated } from './event-stream.ts';
@@ -47,12 +46,10 @@ export async function changeStreamRoutes(
     const after = resumedFrom(request);
     acceptEventStream(request);
     const context = requestContext(request);
-    // An admin key's stream carries every order: it ends when the key loses admin, too.
-    const scopes: Scope[] = context.admin ? ['orders:read', 'admin'] : ['orders:read'];
     return sendStream(
       request,
       reply,
-      scopes,
+      orderStreamScopes(context),
       (ended) => orderChanges(application, context, after, { closing: ended, reply }),
       (change) => ({ id: String(change.position), data: orderChangeJson(change) }),
     );

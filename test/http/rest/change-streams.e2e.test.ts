@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey } from '../../../src/application/commands/api-keys.ts';
+import { changeApiKeyScopes, revokeApiKey } from '../../../src/application/commands/api-keys.ts';
 import { systemClock } from '../../../src/shared/context.ts';
 import { type ListeningApp, startListeningApp } from '../../support/listening-app.ts';
 import { schemaMismatches } from '../../support/openapi.ts';
@@ -271,6 +271,26 @@ describe('GET /v1/store/orders/changes', () => {
       [(await positionsOf(`order-${order.id}`))[0], 'placed'],
       [(await positionsOf(`order-${order.id}`))[1], 'cancelled'],
     ]);
+  });
+
+  it('ends an admin key’s stream, which carries every order, once the key loses admin', async () => {
+    const admin = await server.issueKey(['orders:read', 'admin'], 'admin');
+    const ended = readSse(
+      `${server.origin}/v1/store/orders/changes`,
+      { authorization: admin.authorization },
+      1,
+      async () => {
+        const change = await changeApiKeyScopes(
+          { store: server.testApp.store, clock: systemClock },
+          admin.keyId,
+          ['orders:read'],
+          { correlationId: randomUUID() },
+        );
+        await server.testApp.service.auth.keys.waitFor(change.position!);
+        await placeOrder(buyer, (await createPet()).id);
+      },
+    );
+    expect(await ended).toEqual([]);
   });
 
   it('needs orders:read, as orderChanged does', async () => {

@@ -17,7 +17,7 @@ import { builder } from '../builder.ts';
 import { decodeCursor } from '../cursor.ts';
 import { accessWatch } from '../../access-watch.ts';
 import { noteStorePosition } from '../store-position.ts';
-import { orderChanges, RESUME_AFTER } from '../../change-streams.ts';
+import { orderChanges, orderStreamScopes, RESUME_AFTER } from '../../change-streams.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { ErrorInterface } from './errors.ts';
 import { IDEMPOTENCY_ARGUMENTS, IDEMPOTENCY_KEY } from './idempotency-key.ts';
@@ -244,8 +244,7 @@ builder.subscriptionFields((t) => ({
       orderChanges(application, requestContext, after, {
         closing,
         reply,
-        // An admin key's stream carries every order: it ends when the key loses admin, too.
-        watch: accessWatch(req, requestContext.admin ? ['orders:read', 'admin'] : ['orders:read']),
+        watch: accessWatch(req, orderStreamScopes(requestContext)),
       }),
     resolve: (change, _args, context) => {
       noteStorePosition(context, change.position);
