@@ -6,7 +6,7 @@ import type { AppError } from '../shared/errors.ts';
 export const ACCESS_RECHECK_MS = 1000;
 
 /**
- * For a stream that outlives its request's guard (the audit feed's server-sent events, a GraphQL
+ * For a stream that outlives its request's guard (REST's server-sent events, a GraphQL
  * subscription): calls `withdrawn`, once, with the error a new request would get, when the key is
  * revoked, rotated past its grace, expires or is banned, or loses one of `scopes`. A revoked key
  * stops reading within ACCESS_RECHECK_MS plus the store's subscription lag, as it stops writing.

@@ -6,7 +6,7 @@ import { afterClose } from './response-closed.ts';
 declare module 'fastify' {
   interface FastifyRequest {
     /**
-     * Counts the event stream this request opens (the audit feed's server-sent events, a GraphQL
+     * Counts the event stream this request opens (REST's server-sent events, a GraphQL
      * subscription) against its key's STREAMS_PER_KEY until `response` closes; throws
      * TooManyStreamsError, before anything of the stream starts, when the key holds that many already.
      */

@@ -86,7 +86,7 @@ function petChangeType(query: Record<string, unknown>): PetChange['type'] | unde
   throw new ValidationError(`type must be one of ${PET_CHANGE_TYPES.join(', ')}.`, 'type');
 }
 
-/** GraphQL's PetChangeEvent, with the pet as REST shows it (its version is the event's). */
+/** GraphQL's PetChange, with the pet as REST shows it (its version is the event's). */
 function petChangeJson(change: PetChange) {
   if (change.type === 'removed')
     return { type: change.type, id: change.id, version: change.version, pet: null };

@@ -46,7 +46,7 @@ export function createMetrics() {
     }),
     openStreams: new Gauge({
       name: 'petstore_open_streams',
-      help: "Event streams open on this process (the audit feed as server-sent events, GraphQL subscriptions), each holding one of its key's STREAMS_PER_KEY.",
+      help: "Event streams open on this process (REST's server-sent events, GraphQL subscriptions), each holding one of its key's STREAMS_PER_KEY.",
       registers,
     }),
     appendEvents: new Histogram({
