@@ -35,7 +35,7 @@ export async function auditEventRoutes(
       const filter = {
         ...feedFilter(query),
         ...optional('after', stringParam(query, 'after')),
-        ...optional('lastEventId', singleHeader(request, 'last-event-id')),
+        ...optional('lastEventId', singleHeader(request, 'Last-Event-ID')),
       };
       if (wantsEventStream(request)) {
         return sendStream(

@@ -68,7 +68,7 @@ function resumedFrom(request: FastifyRequest): SentPosition | undefined {
   const after = stringParam(request.query as Record<string, unknown>, 'after');
   // Refused even where Last-Event-ID wins, as the audit feed does: the client meant something by it.
   if (after !== undefined) parsePosition(after, 'after');
-  const lastEventId = singleHeader(request, 'last-event-id');
+  const lastEventId = singleHeader(request, 'Last-Event-ID');
   if (lastEventId === undefined) return after;
   parsePosition(lastEventId, 'Last-Event-ID');
   return { value: lastEventId, field: 'Last-Event-ID' };

@@ -61,7 +61,7 @@ export async function petRoutes(app: FastifyInstance, options: { application: Ap
     { config: WRITE, schema: { response: { 201: petResponseSchema } } },
     async (request, reply) => {
       onlyQueryParams(request, [], 'adding a pet takes none (its fields go in the body)');
-      const idempotencyKey = singleHeader(request, 'idempotency-key');
+      const idempotencyKey = singleHeader(request, 'Idempotency-Key');
       const { pet, replayed } = await application.createPet(
         request.body,
         requestContext(request),

@@ -57,7 +57,7 @@ export async function storeRoutes(
     { config: WRITE, schema: { response: { 201: orderResponseSchema } } },
     async (request, reply) => {
       onlyQueryParams(request, [], 'placing an order takes none (its fields go in the body)');
-      const idempotencyKey = singleHeader(request, 'idempotency-key');
+      const idempotencyKey = singleHeader(request, 'Idempotency-Key');
       const { order, replayed } = await application.placeOrder(
         request.body,
         requestContext(request),

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { changeApiKeyScopes, revokeApiKey } from '../../../src/application/commands/api-keys.ts';
 import { systemClock } from '../../../src/shared/context.ts';
@@ -168,6 +169,26 @@ describe('GET /v1/pets/changes', () => {
         status: 400,
       },
     ]);
+  });
+
+  it('refuses a Last-Event-ID sent twice as sent twice, not as a position that is not one', async () => {
+    // fetch joins a repeated header itself: node:http sends each line as given.
+    const answer = await new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+      const sent = request(`${server.origin}/v1/pets/changes`, {
+        headers: { authorization: shop.authorization, 'last-event-id': ['5', '6'] },
+      });
+      sent.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode!, body: JSON.parse(text) }));
+      });
+      sent.on('error', reject);
+      sent.end();
+    });
+    expect(answer).toEqual({
+      status: 400,
+      body: { code: 'validation_failed', message: 'Last-Event-ID must be sent at most once.', status: 400 },
+    });
   });
 
   it('refuses an after that is not a position even beside a Last-Event-ID, which wins only over a good one', async () => {
