@@ -31,6 +31,22 @@ function documentedResponses(): { response: string; path: string; headers: strin
   );
 }
 
+/** Every operation the document holds, as "METHOD path" with the names of its parameters. */
+function documentedOperations(): { operation: string; path: string; parameters: string[] }[] {
+  return Object.entries(openApiDocument.paths as unknown as Record<string, Record<string, Json>>).flatMap(
+    ([path, operations]) =>
+      Object.entries(operations)
+        .filter(([method]) => HTTP_METHODS.includes(method))
+        .map(([method, operation]) => ({
+          operation: `${method.toUpperCase()} ${path}`,
+          path,
+          parameters: ((operation.parameters ?? []) as Json[]).map(
+            (parameter) => resolveRef(parameter).name as string,
+          ),
+        })),
+  );
+}
+
 const RATE_LIMIT_HEADERS = [
   'X-RateLimit-Limit',
   'X-RateLimit-Remaining',
@@ -76,6 +92,14 @@ describe('schema/openapi.json', () => {
     const lacking = documentedResponses()
       .filter(({ headers }) => !headers.includes('X-Request-Id'))
       .map(({ response }) => response);
+    expect(lacking).toEqual([]);
+  });
+
+  it('documents X-Min-Position on every operation, as every route but the health probes waits for it', () => {
+    const lacking = documentedOperations()
+      .filter(({ path }) => !path.startsWith('/health'))
+      .filter(({ parameters }) => !parameters.includes('X-Min-Position'))
+      .map(({ operation }) => operation);
     expect(lacking).toEqual([]);
   });
 
