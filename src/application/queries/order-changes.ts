@@ -24,7 +24,7 @@ import {
 /** An order as it was right after a change (placed, completed, cancelled), and that change's store position. */
 export type OrderChange = { readonly order: VersionedOrder; readonly position: bigint };
 
-/** The orders a caller may see (their own; every one for an admin key) as they change: the orderChanged subscription's source. */
+/** The orders a caller may see (their own; every one for an admin key) as they change: the source of GraphQL's orderChanged and REST's GET /v1/store/orders/changes. */
 export function orderChangeQueries(deps: {
   readonly store: EventStore;
   readonly orders: OrderReadModel;

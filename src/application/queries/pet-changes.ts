@@ -18,7 +18,7 @@ import {
   type ResumedChanges,
 } from './resumed-changes.ts';
 
-/** Pet changes live, and resumed after a store position: the GraphQL subscriptions' source. */
+/** Pet changes live, and resumed after a store position: the source of GraphQL's petChanged and petCreated, and of REST's GET /v1/pets/changes. */
 export type ResumedPetChanges = ResumedChanges<PetChange>;
 
 export function petChangeQueries(deps: {

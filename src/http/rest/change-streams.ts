@@ -74,7 +74,10 @@ function resumedFrom(request: FastifyRequest): SentPosition | undefined {
   return { value: lastEventId, field: 'Last-Event-ID' };
 }
 
-/** These routes answer nothing but server-sent events: checked once the request is otherwise good. */
+/**
+ * These routes answer nothing but server-sent events: checked once the request's own parameters
+ * are (a position past the store's last event is found later, when the stream starts: a 406 first).
+ */
 function acceptEventStream(request: FastifyRequest): void {
   if (negotiated(request, [EVENT_STREAM]) === undefined) throw new NotAcceptableError('text/event-stream');
 }
