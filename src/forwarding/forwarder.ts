@@ -2,7 +2,7 @@ import type { EventStore, RecordedEvent } from '../application/ports/event-store
 import { batches } from './batches.ts';
 import { toKafkaMessage } from './message.ts';
 import {
-  type Checkpoint,
+  type CheckpointEvent,
   type EventPublisher,
   type OutgoingMessage,
   PublisherFencedError,
@@ -100,13 +100,13 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
           "the checkpoint in Kafka is past this store's last event (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id",
         );
         checkpoint = undefined;
-      } else if (checkpoint?.eventId !== undefined && !(await holdsEvent(options.store, checkpoint))) {
+      } else if (checkpoint?.event !== undefined && !(await holdsEvent(options.store, checkpoint.event))) {
         // The same, once such a store has appended past the checkpoint: the event there is another.
         options.log.warn(
           {
             event: 'forwarder.checkpoint_not_in_store',
             checkpoint: checkpoint.position.toString(),
-            eventId: checkpoint.eventId,
+            eventId: checkpoint.event.id,
           },
           "the event at the checkpoint in Kafka is not this store's (restored from a backup, or another store): forwarding every event again from position 0; consumers drop those they have by event-id",
         );
@@ -134,7 +134,14 @@ export function startForwarder(options: ForwarderOptions): Forwarder {
           const last =
             lastEvent === undefined
               ? checkpoint
-              : { position: lastEvent.position, eventId: lastEvent.metadata.eventId };
+              : {
+                  position: lastEvent.position,
+                  event: {
+                    id: lastEvent.metadata.eventId,
+                    stream: lastEvent.streamName,
+                    revision: lastEvent.revision,
+                  },
+                };
           if (last === undefined) continue;
           const publish = () => publisher.publish(messages, last);
           await (options.observePublish === undefined ? publish() : options.observePublish(events, publish));
@@ -218,10 +225,8 @@ function messageBytes({ key, value, headers }: OutgoingMessage): number {
   return bytes;
 }
 
-/** Whether the store's event at the checkpoint's position is the one the checkpoint names. */
-async function holdsEvent(store: EventStore, checkpoint: Checkpoint): Promise<boolean> {
-  for await (const event of store.readAll({ from: checkpoint.position, maxCount: 1 })) {
-    return event.position === checkpoint.position && event.metadata.eventId === checkpoint.eventId;
-  }
-  return false;
+/** Whether the store holds the checkpoint's event, where it was: at that revision of its stream. */
+async function holdsEvent(store: EventStore, event: CheckpointEvent): Promise<boolean> {
+  const [there] = await store.readStream(event.stream, { fromRevision: event.revision, maxCount: 1 });
+  return there?.metadata.eventId === event.id;
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, Partitioners, logLevel, type Admin, type LogEntry, type Producer } from 'kafkajs';
 import {
   type Checkpoint,
+  type CheckpointEvent,
   type EventPublisher,
   type OutgoingMessage,
   PublisherFencedError,
@@ -50,8 +51,8 @@ export type KafkaJsPublisherOptions = {
 /** The checkpoint as stored in the offset commit's metadata: JSON, or a bare decimal (older releases). */
 type StoredCheckpoint = {
   readonly position: bigint | undefined;
-  /** The id of the event at `position` (absent in checkpoints written before it was kept). */
-  readonly eventId?: string | undefined;
+  /** The event at `position` (absent in checkpoints written before it was kept). */
+  readonly event?: CheckpointEvent | undefined;
   readonly owner: string | undefined;
 };
 
@@ -130,8 +131,8 @@ class KafkaJsPublisher implements EventPublisher {
   }
 
   async readCheckpoint(): Promise<Checkpoint | undefined> {
-    const { position, eventId } = await this.#fetchCheckpoint();
-    return position === undefined ? undefined : { position, eventId };
+    const { position, event } = await this.#fetchCheckpoint();
+    return position === undefined ? undefined : { position, event };
   }
 
   publish(messages: readonly OutgoingMessage[], checkpoint: Checkpoint): Promise<void> {
@@ -164,7 +165,9 @@ class KafkaJsPublisher implements EventPublisher {
       }
       const metadata = JSON.stringify({
         position: checkpoint?.position.toString(),
-        eventId: checkpoint?.eventId,
+        eventId: checkpoint?.event?.id,
+        stream: checkpoint?.event?.stream,
+        revision: checkpoint?.event?.revision.toString(),
         owner: this.#owner,
       });
       const partition = { partition: 0, offset: '0', metadata };
@@ -229,12 +232,20 @@ async function retryingConcurrentTransactions(work: () => Promise<void>): Promis
 export function parseCheckpoint(metadata: string | null): StoredCheckpoint {
   if (!metadata) return { position: undefined, owner: undefined };
   if (/^\d+$/.test(metadata)) return { position: BigInt(metadata), owner: undefined };
-  const { position, eventId, owner } = JSON.parse(metadata) as {
+  const { position, eventId, stream, revision, owner } = JSON.parse(metadata) as {
     position?: string;
     eventId?: string;
+    stream?: string;
+    revision?: string;
     owner?: string;
   };
-  return { position: position === undefined ? undefined : BigInt(position), eventId, owner };
+  return {
+    position: position === undefined ? undefined : BigInt(position),
+    ...(eventId !== undefined &&
+      stream !== undefined &&
+      revision !== undefined && { event: { id: eventId, stream, revision: BigInt(revision) } }),
+    owner,
+  };
 }
 
 /** kafkajs wraps protocol errors in retry errors; the fencing one may sit a few causes deep. */

@@ -11,11 +11,19 @@ export type OutgoingMessage = {
 };
 
 /**
- * Where forwarding stands: the position of the last event the broker acknowledged, and that event's
- * id, by which a store restored from a backup is told from the one the checkpoint was taken on
- * (absent in checkpoints older releases wrote).
+ * Where forwarding stands: the position of the last event the broker acknowledged, and that event
+ * (its id, and its stream and revision, where it is looked up), by which a store restored from a
+ * backup is told from the one the checkpoint was taken on (absent in checkpoints older releases
+ * wrote).
  */
-export type Checkpoint = { readonly position: bigint; readonly eventId?: string | undefined };
+export type Checkpoint = { readonly position: bigint; readonly event?: CheckpointEvent | undefined };
+
+/**
+ * The event at a checkpoint. It is found by its stream and revision, never by reading the store at
+ * the checkpoint's position: on KurrentDB, a position where no event starts (a restored store that
+ * wrote past it) is an error the client reports exactly as an outage (UnavailableError).
+ */
+export type CheckpointEvent = { readonly id: string; readonly stream: string; readonly revision: bigint };
 
 export interface EventPublisher {
   /**

@@ -5,10 +5,12 @@ import type { EventStore } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { startForwarder } from '../../src/forwarding/forwarder.ts';
 import {
+  type CheckpointEvent,
   type EventPublisher,
   type OutgoingMessage,
   PublisherFencedError,
 } from '../../src/forwarding/publisher.ts';
+import { storeWith } from '../support/store-with.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
@@ -18,8 +20,8 @@ import { makeTempDir } from '../support/temp-dir.ts';
 class ScriptedBroker {
   committed: OutgoingMessage[] = [];
   checkpoint: bigint | undefined;
-  /** The id of the event at `checkpoint`, as the forwarder wrote it. */
-  checkpointEventId: string | undefined;
+  /** The event at `checkpoint`, as the forwarder wrote it. */
+  checkpointEvent: CheckpointEvent | undefined;
   failNextPublishes = 0;
   fenceNextPublish = false;
   /** Kafka's message.max.bytes: a batch over it is refused (MESSAGE_TOO_LARGE), however often it is sent. */
@@ -31,7 +33,7 @@ class ScriptedBroker {
       readCheckpoint: async () =>
         this.checkpoint === undefined
           ? undefined
-          : { position: this.checkpoint, eventId: this.checkpointEventId },
+          : { position: this.checkpoint, event: this.checkpointEvent },
       publish: async (messages, checkpoint) => {
         if (this.fenceNextPublish) throw new PublisherFencedError(new Error('INVALID_PRODUCER_EPOCH'));
         if (batchBytes(messages) > this.maxBatchBytes)
@@ -44,7 +46,7 @@ class ScriptedBroker {
         }
         this.committed.push(...messages);
         this.checkpoint = checkpoint.position;
-        this.checkpointEventId = checkpoint.eventId;
+        this.checkpointEvent = checkpoint.event;
       },
       close: async () => {},
     };
@@ -132,7 +134,8 @@ describe('forwarder', () => {
     const positions = await appendEvents(3);
     const broker = new ScriptedBroker();
     broker.checkpoint = positions[1];
-    broker.checkpointEventId = randomUUID(); // the event the store held there before it was restored
+    // The event the store held there before it was restored.
+    broker.checkpointEvent = { id: randomUUID(), stream: 'pet-1', revision: 1n };
     const forwarder = startForwarder({
       store,
       createPublisher: () => broker.publisher(),
@@ -150,7 +153,7 @@ describe('forwarder', () => {
     const [atCheckpoint] = await store.readStream('pet-1', { fromRevision: 1n, maxCount: 1 });
     const broker = new ScriptedBroker();
     broker.checkpoint = positions[1];
-    broker.checkpointEventId = atCheckpoint!.metadata.eventId;
+    broker.checkpointEvent = { id: atCheckpoint!.metadata.eventId, stream: 'pet-1', revision: 1n };
     const forwarder = startForwarder({
       store,
       createPublisher: () => broker.publisher(),
@@ -160,6 +163,31 @@ describe('forwarder', () => {
     await until(() => broker.checkpoint === positions[2]);
     await forwarder.stop();
     expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([2]);
+  });
+
+  it('looks the checkpoint’s event up in its stream, never reading the store at the checkpoint’s position', async () => {
+    store = openStore();
+    const positions = await appendEvents(3);
+    // KurrentDB answers a read of $all from a position where no event starts (a restored store that
+    // wrote past the checkpoint) with an error its client reports exactly as an outage.
+    const kurrentLike = storeWith(store, {
+      readAll: (options) => {
+        if (options?.from !== undefined) throw new Error('UnavailableError');
+        return store.readAll(options);
+      },
+    });
+    const broker = new ScriptedBroker();
+    broker.checkpoint = positions[1];
+    broker.checkpointEvent = { id: randomUUID(), stream: 'pet-1', revision: 1n };
+    const forwarder = startForwarder({
+      store: kurrentLike,
+      createPublisher: () => broker.publisher(),
+      log: quiet,
+      lingerMs: 1,
+    });
+    await until(() => broker.checkpoint === positions[2]);
+    await forwarder.stop();
+    expect(broker.committed.map((m) => JSON.parse(m.value).data.n)).toEqual([0, 1, 2]);
   });
 
   it('keeps the checkpoint where it was when a publish fails, and publishes the batch again', async () => {

@@ -291,7 +291,7 @@ describe.skipIf(unavailable !== undefined)(
       await publisher.connect();
       await publisher.publish([], {
         position: appended[9]!.position,
-        eventId: appended[9]!.event.metadata.eventId,
+        event: { id: appended[9]!.event.metadata.eventId, stream, revision: 9n },
       });
       await publisher.close();
       inProcessForwarder(store, topic);

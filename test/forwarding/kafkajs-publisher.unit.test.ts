@@ -9,12 +9,10 @@ describe('the checkpoint in the offset commit’s metadata', () => {
     });
   });
 
-  it('reads the id of the event at the position', () => {
-    expect(parseCheckpoint('{"position":"42","eventId":"e-42","owner":"f-1"}')).toEqual({
-      position: 42n,
-      eventId: 'e-42',
-      owner: 'f-1',
-    });
+  it('reads the event at the position: its id, stream and revision', () => {
+    expect(
+      parseCheckpoint('{"position":"42","eventId":"e-42","stream":"pet-7","revision":"3","owner":"f-1"}'),
+    ).toEqual({ position: 42n, event: { id: 'e-42', stream: 'pet-7', revision: 3n }, owner: 'f-1' });
   });
 
   it('reads an owner that signed before any event was published', () => {
