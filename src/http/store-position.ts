@@ -2,11 +2,13 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import type { Application } from '../application/index.ts';
 import { isPromise } from '../shared/maybe-promise.ts';
+import { singleHeader } from './single-header.ts';
 
 /** The store position of a request's last write, on its response (REST and GraphQL alike). */
 export const STORE_POSITION_HEADER = 'X-Store-Position';
 /** Sent with any request: answer only once this server's read models include that position. */
-export const MIN_POSITION_HEADER = 'x-min-position';
+export const MIN_POSITION_HEADER = 'X-Min-Position';
+const MIN_POSITION_NAME = MIN_POSITION_HEADER.toLowerCase();
 
 /**
  * Consistency across processes, at the edge: every response to a request that wrote carries
@@ -19,11 +21,12 @@ export const storePositions = fp(
     app.decorateRequest('storePosition', undefined);
     // Callback style: on every request, an async hook would cost a promise for nothing.
     app.addHook('preHandler', (request, _reply, done) => {
-      const wanted = request.headers[MIN_POSITION_HEADER];
-      // An orchestrator's health probe reads no read model: a header there changes nothing.
-      if (wanted === undefined || request.routeOptions.config.probe === true) return done();
+      // An orchestrator's health probe reads no read model: a header there changes nothing. The
+      // common request sends none: it is looked for first, as its lines are counted only when sent.
+      if (request.headers[MIN_POSITION_NAME] === undefined || request.routeOptions.config.probe === true)
+        return done();
       try {
-        const waiting = options.application.awaitPosition(Array.isArray(wanted) ? wanted.join(',') : wanted);
+        const waiting = options.application.awaitPosition(singleHeader(request, MIN_POSITION_HEADER)!);
         if (!isPromise(waiting)) return done();
         waiting.then(
           () => done(),

@@ -184,6 +184,18 @@ describe('X-Min-Position on reads', () => {
       ]);
     }
   });
+  it('refuses an X-Min-Position sent twice as sent twice, not as a position that is not one', async () => {
+    const position = String(await underlying.headPosition());
+    const response = await app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { 'x-min-position': [position, position] },
+    });
+    expect([response.statusCode, response.json()]).toEqual([
+      400,
+      { code: 'validation_failed', message: 'X-Min-Position must be sent at most once.', status: 400 },
+    ]);
+  });
 });
 
 /** A pet written straight to the store, as another process would: this one's read models do not have it yet. */

@@ -4,7 +4,8 @@ import { allowOnly } from '../four-oh-four.ts';
 import { auditEventsResponseSchema } from '../openapi.ts';
 import { payFromBudget } from '../replay-payment.ts';
 import { EVENT_STREAM, eventStreams, negotiated } from './event-stream.ts';
-import { integerParam, presentOnly, singleHeader, stringParam } from './params.ts';
+import { singleHeader } from '../single-header.ts';
+import { integerParam, presentOnly, stringParam } from './params.ts';
 
 const AUDIT = { scope: 'audit:read' } as const;
 

@@ -11,7 +11,8 @@ import { orderChanges, orderStreamScopes, petChanges } from '../change-streams.t
 import { allowOnly } from '../four-oh-four.ts';
 import { requestContext } from '../request-context.ts';
 import { EVENT_STREAM, eventStreams, negotiated } from './event-stream.ts';
-import { presentOnly, singleHeader, stringParam } from './params.ts';
+import { singleHeader } from '../single-header.ts';
+import { presentOnly, stringParam } from './params.ts';
 
 const PET_CHANGE_TYPES: readonly PetChange['type'][] = ['created', 'updated', 'removed'];
 

@@ -52,20 +52,6 @@ export function idParam(request: FastifyRequest, name: string): bigint {
 }
 
 /**
- * A header that may be sent once (`name` as the spec writes it: `Last-Event-ID`). Node joins the
- * lines of a header sent twice into one value (`5, 6`): only `headersDistinct` still tells them apart.
- */
-export function singleHeader(request: FastifyRequest, name: string): string | undefined {
-  const key = name.toLowerCase();
-  const value = request.headers[key];
-  // Fastify's inject() passes a repeated header as an array, and has no headersDistinct.
-  const lines = (request.raw.headersDistinct as typeof request.raw.headersDistinct | undefined)?.[key];
-  if (Array.isArray(value) || (lines !== undefined && lines.length > 1))
-    throw new ValidationError(`${name} must be sent at most once.`, name);
-  return value;
-}
-
-/**
  * The body of an operation that takes none: absent or `{}`. A field is a 400, as on every other
  * route, rather than ignored: a client that sends one expects it to count; so is any JSON but an
  * object (`null` included, as in a PATCH). `what` names the operation and says where its input

@@ -14,9 +14,9 @@ import {
   noFields,
   onlyQueryParams,
   preconditions,
-  singleHeader,
   stringParam,
 } from './params.ts';
+import { singleHeader } from '../single-header.ts';
 import { PetJsonCache } from './pet-json.ts';
 
 const JSON_UTF8 = 'application/json; charset=utf-8';

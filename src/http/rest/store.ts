@@ -14,9 +14,9 @@ import {
   onlyQueryParams,
   preconditions,
   presentOnly,
-  singleHeader,
   stringParam,
 } from './params.ts';
+import { singleHeader } from '../single-header.ts';
 
 const READ = { scope: 'orders:read' } as const;
 const WRITE = { scope: 'orders:write' } as const;
