@@ -65,7 +65,9 @@ function place(
 
 /**
  * The order's id is taken only once the pet is found available, so that a refused placement takes
- * none: it leaves no gap in the order ids and appends nothing, not even a reservation of ids.
+ * none: it leaves no gap in the order ids and appends nothing, not even a reservation of ids. Only a
+ * placement that loses a race for the pet (another process changed it after this one found it
+ * available, so the append conflicts and the pet read again is refused) leaves its id unused.
  */
 async function decideAndAppend(
   deps: PlaceOrderDependencies,
