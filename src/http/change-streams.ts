@@ -6,11 +6,6 @@ import type { StreamWatch } from './access-watch.ts';
 import { liveStream, resumedStream } from './live-stream.ts';
 import { payFromBudget } from './replay-payment.ts';
 
-export const RESUME_AFTER =
-  'A store position (`extensions.storePosition` of an event received): deliver the events after it ' +
-  'first, then live ones, with no gap and no repeat. Absent: from now on. Reading the store from it costs the ' +
-  'key one more request per 10,000 events read past the first 10,000, as REST’s feed does.';
-
 /**
  * An open stream of changes: it ends when `closing` aborts (the server closes; for REST, the client
  * leaves too), and with the error `watch` finds (GraphQL; REST's feeds watch the key themselves).

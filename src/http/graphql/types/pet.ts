@@ -11,7 +11,8 @@ import { decodeCursor } from '../cursor.ts';
 import { connection, exposedConnection } from '../page.ts';
 import { noteStorePosition } from '../store-position.ts';
 import { accessWatch } from '../../access-watch.ts';
-import { petChanges, RESUME_AFTER } from '../../change-streams.ts';
+import { petChanges } from '../../change-streams.ts';
+import { RESUME_AFTER } from './resume-after.ts';
 import { PetStatus } from './pet-status.ts';
 import { SafeInt } from './safe-int.ts';
 
