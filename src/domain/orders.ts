@@ -138,7 +138,7 @@ export function decidePlaceOrder(
   now: Date,
 ): OrderDecision<OrderPlaced> {
   refuseUnorderable(order.petId, pet);
-  const [petChange] = decideChangeStatus(pet, order.petId, 'pending', orderId); // 404s for no pet
+  const [petChange] = decideChangeStatus(pet, order.petId, 'pending', orderId);
   const data = {
     orderId,
     petId: order.petId,
