@@ -87,7 +87,8 @@ export function runPrimary(
     rejectListening = reject;
   });
   listening.catch(() => {}); // the caller may only await `stopped`
-  let listeningCount = 0;
+  /** The workers (by index) that have listened: a replacement of one that listened counts once. */
+  const listenedIndexes = new Set<number>();
   let firstAddress: string | undefined;
 
   const fork = (index: number, quickDeaths: number) => {
@@ -122,7 +123,8 @@ export function runPrimary(
     if (state === undefined || state.listened) return;
     state.listened = true;
     firstAddress ??= `http://${formatHost(address.address)}:${address.port}`;
-    if (++listeningCount === workers) {
+    listenedIndexes.add(state.index);
+    if (!listened && listenedIndexes.size === workers) {
       listened = true;
       resolveListening(firstAddress);
     }
