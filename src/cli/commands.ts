@@ -97,7 +97,8 @@ ends (default 1h).`,
     synopsis: '--as-of <RFC 3339 time | store position> [--status available|pending|sold]',
     summary: 'the catalogue as it was at a time or store position, one pet per line as JSON',
     details: `Pets in ascending id order, from the temporal index in the data directory (caught up with
-the store first; built on first use).`,
+the store first; built on first use). Each line is the pet as REST shows it, plus its \`version\`
+then (REST's ETag, GraphQL's Pet.version).`,
     load: () => import('./catalogue.ts'),
   },
   {
