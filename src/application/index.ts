@@ -41,7 +41,7 @@ export { isCheckpoint } from './queries/event-feed.ts';
 export type { ResumedPetChanges } from './queries/pet-changes.ts';
 export type { OrderChange } from './queries/order-changes.ts';
 export type { PayForReads } from './queries/replay-cost.ts';
-export type { SentPosition } from './queries/positions.ts';
+export type { SentStart } from './queries/positions.ts';
 export { parsePosition } from './queries/positions.ts';
 export type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from './ports/read-models.ts';
 

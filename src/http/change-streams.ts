@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import type { Application, OrderChange, PetChange, SentPosition } from '../application/index.ts';
+import type { Application, OrderChange, PetChange, SentStart } from '../application/index.ts';
 import type { Scope } from '../domain/scopes.ts';
 import type { RequestContext } from '../shared/context.ts';
 import type { StreamWatch } from './access-watch.ts';
@@ -24,7 +24,7 @@ export type ChangeStream = {
  */
 export async function petChanges(
   application: Application,
-  after: SentPosition | null | undefined,
+  after: string | SentStart | null | undefined,
   stream: ChangeStream,
   wanted: (change: PetChange) => boolean = () => true,
 ): Promise<AsyncIterableIterator<PetChange>> {
@@ -59,7 +59,7 @@ export function orderStreamScopes(context: RequestContext): Scope[] {
 export async function orderChanges(
   application: Application,
   context: RequestContext,
-  after: SentPosition | null | undefined,
+  after: string | SentStart | null | undefined,
   stream: ChangeStream,
 ): Promise<AsyncIterableIterator<OrderChange>> {
   const { closing, reply, watch } = stream;

@@ -3,7 +3,7 @@ import { ValidationError } from '../../shared/errors.ts';
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ApiKeyReadModel } from '../ports/read-models.ts';
 import { validateLimit } from './paging.ts';
-import { givenPosition } from './positions.ts';
+import { givenAfter } from './positions.ts';
 import { EVENTS_PER_REQUEST, type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
 
 /**
@@ -130,13 +130,6 @@ async function givenStart(store: EventStore, query: EventFeedQuery): Promise<Sta
   if (query.from !== undefined) return { from: query.from };
   const after = await givenAfter(store, query);
   return after === undefined ? undefined : { after };
-}
-
-/** Where the query starts (its Last-Event-ID, else its `after`), each checked as every position a client sends back is. */
-async function givenAfter(store: EventStore, query: EventFeedQuery): Promise<bigint | undefined> {
-  const after = query.after === undefined ? undefined : await givenPosition(store, query.after, 'after');
-  if (query.lastEventId === undefined) return after;
-  return givenPosition(store, query.lastEventId, 'Last-Event-ID');
 }
 
 type Following = {

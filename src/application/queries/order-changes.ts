@@ -10,7 +10,7 @@ import {
 import type { RequestContext } from '../../shared/context.ts';
 import type { EventStore } from '../ports/event-store.ts';
 import type { OrderReadModel, ReadModelProgress } from '../ports/read-models.ts';
-import type { SentPosition } from './positions.ts';
+import type { SentStart } from './positions.ts';
 import type { PayForReads } from './replay-cost.ts';
 import {
   type FoldedAggregate,
@@ -44,7 +44,7 @@ export function orderChangeQueries(deps: {
      */
     resumeOrderChanges: (
       context: RequestContext,
-      after: SentPosition,
+      after: string | SentStart,
       pay?: PayForReads,
     ): Promise<(listener: (change: OrderChange) => void) => ResumedChanges<OrderChange>> =>
       resumeChanges(deps, after, pay, {

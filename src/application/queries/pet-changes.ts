@@ -7,7 +7,7 @@ import {
 } from '../../domain/pets.ts';
 import type { EventStore } from '../ports/event-store.ts';
 import type { PetChange, PetReadModel, ReadModelProgress } from '../ports/read-models.ts';
-import type { SentPosition } from './positions.ts';
+import type { SentStart } from './positions.ts';
 import type { PayForReads } from './replay-cost.ts';
 import {
   type FoldedAggregate,
@@ -31,7 +31,7 @@ export function petChangeQueries(deps: {
     /** Calls `listener` with every pet created, changed or removed from now on, in store order. */
     onPetChange: (listener: (change: PetChange) => void) => pets.onChange(listener),
     /** The changes after `after`, then every later one: see `resumeChanges`. */
-    resumePetChanges: (after: SentPosition, pay?: PayForReads) =>
+    resumePetChanges: (after: string | SentStart, pay?: PayForReads) =>
       resumeChanges(deps, after, pay, { live: (listener) => pets.onChange(listener), replay }),
   };
 }

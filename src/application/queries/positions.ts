@@ -11,8 +11,11 @@ export function parsePosition(value: string | bigint, field: string): bigint {
   throw new ValidationError(`${field} must be a store position: decimal digits.`, field);
 }
 
-/** A position a client sent, and the name it came under (a REST stream's `Last-Event-ID`): `after` when a string. */
-export type SentPosition = string | { readonly value: string; readonly field: string };
+/**
+ * Where a resumed read starts, as a client sent it: `after`, and a reconnecting EventSource's
+ * Last-Event-ID (REST), which wins over the `after` its reconnection repeats.
+ */
+export type SentStart = { readonly after?: string | bigint; readonly lastEventId?: string | bigint };
 
 /**
  * A position a client sent back, which only this store can have given: one past its last event
@@ -34,4 +37,14 @@ export function pastTheStore(field: string, position: bigint, head: bigint): Val
     `${field} ${position} is past the store's last event (${head}): only send positions this service gave.`,
     field,
   );
+}
+
+/** Where a read resumes: after its Last-Event-ID, else its `after`; both checked, `after` first. */
+export async function givenAfter(
+  store: Pick<EventStore, 'headPosition'>,
+  sent: SentStart,
+): Promise<bigint | undefined> {
+  const after = sent.after === undefined ? undefined : await givenPosition(store, sent.after, 'after');
+  if (sent.lastEventId === undefined) return after;
+  return givenPosition(store, sent.lastEventId, 'Last-Event-ID');
 }

@@ -1,6 +1,6 @@
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ReadModelProgress } from '../ports/read-models.ts';
-import { givenPosition, type SentPosition } from './positions.ts';
+import { givenAfter, type SentStart } from './positions.ts';
 import { type PayForReads, type ReadMeter, readMeter } from './replay-cost.ts';
 
 /** Changes resumed after a store position: what came before now, then the live ones. */
@@ -22,7 +22,7 @@ export type Range = { readonly after: bigint; readonly upTo: bigint | undefined 
  */
 export async function resumeChanges<C extends { readonly position: bigint }>(
   deps: { readonly store: EventStore; readonly progress: ReadModelProgress },
-  after: SentPosition,
+  after: string | SentStart,
   pay: PayForReads | undefined,
   sources: {
     live(listener: (change: C) => void): () => void;
@@ -30,10 +30,8 @@ export async function resumeChanges<C extends { readonly position: bigint }>(
   },
 ): Promise<(listener: (change: C) => void) => ResumedChanges<C>> {
   const { store, progress } = deps;
-  const from =
-    typeof after === 'string'
-      ? await givenPosition(store, after, 'after')
-      : await givenPosition(store, after.value, after.field);
+  const from = await givenAfter(store, typeof after === 'string' ? { after } : after);
+  if (from === undefined) throw new Error('Changes are resumed after a position: after or Last-Event-ID.');
   return (listener) => {
     // Both in one synchronous step: every change past `upTo` reaches the listener, none before.
     // A read model behind `from` (another process gave it) applies changes the client had

@@ -4,7 +4,7 @@ import {
   type OrderChange,
   parsePosition,
   type PetChange,
-  type SentPosition,
+  type SentStart,
 } from '../../application/index.ts';
 import { NotAcceptableError, ValidationError } from '../../shared/errors.ts';
 import { orderChanges, orderStreamScopes, petChanges } from '../change-streams.ts';
@@ -61,18 +61,18 @@ export async function changeStreamRoutes(
 }
 
 /**
- * Where a stream starts: after Last-Event-ID (a reconnecting client's, which wins), after `after`,
- * or, with neither, from now on. The past (`asOf`) is not a stream's.
+ * Where a stream starts: after Last-Event-ID (a reconnecting client's, which wins), after `after`
+ * (see `givenAfter`), or, with neither, from now on. The past (`asOf`) is not a stream's.
  */
-function resumedFrom(request: FastifyRequest): SentPosition | undefined {
+function resumedFrom(request: FastifyRequest): SentStart | undefined {
   presentOnly(request, 'a stream holds the changes from now on, or after a store position (after)');
   const after = stringParam(request.query as Record<string, unknown>, 'after');
-  // Refused even where Last-Event-ID wins, as the audit feed does: the client meant something by it.
-  if (after !== undefined) parsePosition(after, 'after');
   const lastEventId = singleHeader(request, 'Last-Event-ID');
-  if (lastEventId === undefined) return after;
-  parsePosition(lastEventId, 'Last-Event-ID');
-  return { value: lastEventId, field: 'Last-Event-ID' };
+  if (after === undefined && lastEventId === undefined) return undefined;
+  // Malformed, each is a 400 before Accept is weighed (a 406); past the store, once the stream starts.
+  if (after !== undefined) parsePosition(after, 'after');
+  if (lastEventId !== undefined) parsePosition(lastEventId, 'Last-Event-ID');
+  return { after, lastEventId };
 }
 
 /**
