@@ -16,9 +16,9 @@ import {
  *   in any process on any machine, and aborts its open transaction.
  * - Checkpoint: each batch is one transaction that also commits a consumer-group offset for
  *   group `<transactional id>` on partition 0 of the topic, whose metadata holds the store
- *   position (a decimal string; offsets are int64, KurrentDB positions are wider), the id of
- *   the event there, and the owner, the id of the forwarder that wrote it. So the checkpoint is stored exactly when the batch is,
- *   and never before Kafka acknowledged it.
+ *   position (a decimal string; offsets are int64, KurrentDB positions are wider), the event
+ *   there (its id, stream and revision), and the owner, the id of the forwarder that wrote it. So
+ *   the checkpoint is stored exactly when the batch is, and never before Kafka acknowledged it.
  * - Fenced, or timed out? The broker fences a producer both when another one claims the id and
  *   when a transaction stays open past `transactionTimeoutMs` (it aborts it and bumps the epoch),
  *   with the same error codes. A claimant writes its owner id into the checkpoint as soon as it

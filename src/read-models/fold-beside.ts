@@ -38,8 +38,8 @@ export type FoldBesideOptions<State, Result> = {
 /**
  * Folds every event afresh into a new read model of `live`'s projection, beside it: from position 0
  * up to wherever `live` is by then, a batch at a time (the event loop serves requests every
- * `eventsPerTurn` events). It reads the store on a subscription of its own, and never goes past `live`: what
- * `live` has not applied yet, it waits for.
+ * `eventsPerTurn` events). It reads the store on a subscription of its own, and never goes past
+ * `live`: what `live` has not applied yet, it waits for.
  */
 export async function foldBeside<State, Result>(options: FoldBesideOptions<State, Result>): Promise<Result> {
   const { live } = options;

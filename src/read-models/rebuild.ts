@@ -39,7 +39,7 @@ export class Rebuild {
       waitFor: deps.waitFor,
       logger: deps.logger,
       signal: this.#abort.signal,
-      ...(deps.eventsPerTurn !== undefined && { eventsPerTurn: deps.eventsPerTurn }),
+      eventsPerTurn: deps.eventsPerTurn,
       onProgress: (progress) => (this.#status = { state: 'running', ...progressFigures(progress) }),
       caughtUp: (fresh) => {
         live.replaceWith(fresh);

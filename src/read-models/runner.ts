@@ -110,7 +110,7 @@ export class ProjectionGroup {
       store: this.#options.store,
       waitFor: (p) => this.waitFor(p),
       logger: this.#options.logger,
-      ...(this.#options.eventsPerTurn !== undefined && { eventsPerTurn: this.#options.eventsPerTurn }),
+      eventsPerTurn: this.#options.eventsPerTurn,
     });
     this.#rebuilds.set(name, rebuild);
     return rebuild.status;
