@@ -64,7 +64,7 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       rankAccept(request);
-      if (request.method === 'GET') refuseGetMembers(request.query as Record<string, unknown>);
+      if (request.method === 'GET') checkGetParams(request.query as Record<string, unknown>);
       if (request.method === 'POST' && (await tryFastPath(request, reply, request.body as string)))
         return reply;
       return handleWithYoga(yoga, request, reply, options.stallMs);
@@ -73,17 +73,25 @@ export async function graphqlRoutes(app: FastifyInstance, options: GraphQLRoutes
   allowOnly(app, GRAPHQL_PATH, ['GET', 'POST']);
 }
 
-/** GET's `variables` and `extensions` (JSON, the first of each as Yoga reads them) get a POST body's checks. */
-function refuseGetMembers(query: Record<string, unknown>): void {
+/**
+ * GET's parameters as a POST body's members: each at most once, as REST's query parameters (Yoga
+ * would run the first `query` or `variables` of two, where a cache or firewall in front may have
+ * read the other), and `variables` and `extensions` (JSON) with a POST body's checks.
+ */
+function checkGetParams(query: Record<string, unknown>): void {
+  for (const name of GET_PARAMS) {
+    if (Array.isArray(query[name])) throw new ValidationError(`${name} must be given at most once.`, name);
+  }
   for (const name of ['variables', 'extensions']) {
-    const value = query[name];
-    const text = Array.isArray(value) ? (value[0] as unknown) : value;
+    const text = query[name];
     if (typeof text !== 'string') continue;
     const refusal = memberRefusal(text);
     if (refusal !== undefined)
       throw new ValidationError(refusal.message.replace(/^The body/, `The ${name} parameter`), refusal.field);
   }
 }
+
+const GET_PARAMS = ['query', 'operationName', 'variables', 'extensions'];
 
 /** What Yoga answers with: its result processors, of which only server-sent events stream a subscription. */
 const ANSWERED =

@@ -3,7 +3,7 @@ import { type GraphQLServer, startGraphQLServer } from './graphql-server.ts';
 
 /**
  * A GraphQL request body that names a member twice, or `__proto__`, is refused as REST's are
- * (src/http/json-body.ts).
+ * (src/http/json-body.ts); so is a GET that gives one of its parameters twice.
  */
 
 let server: GraphQLServer;
@@ -65,6 +65,26 @@ it('refuses GET variables that name a member twice, as it refuses such a POST bo
     },
   ]);
 });
+
+const SOLD = 'query ($s: PetStatus) { pets(first: 1, status: $s) { edges { node { id } } } }';
+
+it.each([
+  ['variables', `query=${encodeURIComponent(SOLD)}&variables={"s":"sold"}&variables={"s":"available"}`],
+  ['query', `query=${encodeURIComponent(SOLD)}&query={__typename}&variables={"s":"sold"}`],
+  [
+    'operationName',
+    `query=${encodeURIComponent('query A { __typename } query B { __typename }')}&operationName=A&operationName=B`,
+  ],
+])(
+  'refuses a GET that gives the %s parameter twice, as REST refuses a query parameter given twice',
+  async (name, query) => {
+    const response = await fetch(`${server.endpoint}?${query}`);
+    expect([response.status, await response.json()]).toEqual([
+      400,
+      { code: 'validation_failed', message: `${name} must be given at most once.`, status: 400 },
+    ]);
+  },
+);
 
 it('still answers a body that is not JSON in GraphQL’s own shape, though it repeats a name', async () => {
   const response = await postJson('{"query":"{ __typename }","query":');
