@@ -17,10 +17,16 @@ export function validateFreeText(value: unknown, field: string, maxLength: numbe
   }
   refuseForbidden(value, field);
   const text = value.normalize('NFC');
-  if (codePoints(text) > maxLength) {
-    throw new ValidationError(`${field} must be at most ${maxLength} characters.`, field);
-  }
-  return text;
+  const length = codePoints(text);
+  if (length <= maxLength) return text;
+  // NFC lengthens some text (U+0958 becomes U+0915 U+093C): such text may be refused at a length
+  // the client kept to, and the message says why.
+  const sent = codePoints(value);
+  throw new ValidationError(
+    `${field} must be at most ${maxLength} characters` +
+      (sent < length ? `; normalised to NFC, as it is stored, it has ${length} (${sent} as sent).` : '.'),
+    field,
+  );
 }
 
 /**

@@ -29,6 +29,14 @@ describe('validateFreeText', () => {
     });
   });
 
+  it('says so when normalising lengthens text past the maximum that it kept to as sent', () => {
+    expect(refusal('\u0958'.repeat(5), 5)).toEqual({
+      field: 'note',
+      message:
+        'note must be at most 5 characters; normalised to NFC, as it is stored, it has 10 (5 as sent).',
+    });
+  });
+
   it('refuses what is not a string', () => {
     expect(refusal(42)).toEqual({ field: 'note', message: 'note must be text.' });
   });
