@@ -11,6 +11,7 @@ import { proxyTrust } from './client-address.ts';
 import {
   clientErrorHandler,
   hostFault,
+  refuseConnect,
   refuseUnmetExpectations,
   transferCodingFault,
   versionFault,
@@ -104,6 +105,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     done(versionFault(raw) ?? hostFault(raw) ?? transferCodingFault(raw) ?? queryFault(request.query));
   });
   refuseUnmetExpectations(app);
+  refuseConnect(app);
   closeGentlyAfterUnreadBodies(app);
   const shuttingDown = refuseWhileShuttingDown(app);
   closeConnectionsOnClose(app);

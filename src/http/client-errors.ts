@@ -131,6 +131,33 @@ export function refuseUnmetExpectations(app: FastifyInstance): void {
 }
 
 /**
+ * CONNECT asks for a tunnel to another host (RFC 9110 §9.3.6), which a proxy opens and this service
+ * does not. Node's parser hands such a request to the server's `connect` listeners instead of its
+ * `request` ones, whatever its target, and without a listener destroys the socket: the client got
+ * no answer at all. This one answers 400 bad_request with the Error body and the request's
+ * X-Request-Id (its headers were read), logs it at debug level and closes the connection, whose
+ * parser Node has let go. As after the parser's refusals, the close lingers.
+ */
+export function refuseConnect(app: FastifyInstance, limits: UnreadBodyLimits = UNREAD_BODY_LIMITS): void {
+  app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
+    // Node took its own error listener off with the parser: an error would otherwise crash the process.
+    socket.on('error', () => socket.destroy());
+    const refusal = new BadRequestError(
+      'bad_request',
+      'This server is not a proxy: it opens no tunnel (CONNECT). Send the request itself, with its path.',
+    );
+    const reqId = requestId(request);
+    app.log.debug({ reqId, status: refusal.status }, 'request refused: CONNECT');
+    socket.end(rawResponse(refusal, reqId));
+    const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+    socket.once('end', () => socket.destroy());
+    socket.resume();
+  });
+}
+
+/**
  * Node's parser lets the request lines of HTTP/2.0 and HTTP/0.9 through (it refuses others, such as
  * HTTP/1.2) and would answer them as HTTP/1.1. This server speaks HTTP/1.1 and 1.0 alone: another
  * version is the client's fault, a 400 as the parser gives HTTP/1.2, rather than the 505 RFC 9110

@@ -8,7 +8,7 @@ export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): F
 }
 
 /**
- * Every method Node's HTTP parser reads, but CONNECT (which never reaches a route): after
+ * Every method Node's HTTP parser reads, but CONNECT (which never reaches a route: see refuseConnect): after
  * `routeEveryMethod`, Fastify routes them all.
  */
 const ROUTED_METHODS = METHODS.filter((method) => method !== 'CONNECT');

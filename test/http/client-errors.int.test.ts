@@ -278,3 +278,22 @@ describe('Host and Expect, which Node would answer with an empty body', () => {
     expect(statusLines).toEqual(['HTTP/1.1 100 Continue', 'HTTP/1.1 200 OK']);
   });
 });
+
+describe('CONNECT, which Node would answer by closing the connection without a word', () => {
+  it('answers CONNECT with 400 bad_request, the Error body, its X-Request-Id and Connection: close', async () => {
+    const response = await sendRaw(
+      'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: client-connect-1\r\n\r\n',
+    );
+    expect([response.status, JSON.parse(response.body)]).toEqual([
+      400,
+      {
+        code: 'bad_request',
+        message:
+          'This server is not a proxy: it opens no tunnel (CONNECT). Send the request itself, with its path.',
+        status: 400,
+      },
+    ]);
+    expect(response.headers['x-request-id']).toBe('client-connect-1');
+    expect(response.headers.connection).toBe('close');
+  });
+});
