@@ -101,6 +101,8 @@ const schema = z
     STREAM_STALL_SECONDS: wholeNumber(1, 3600).default(60),
     /** How many event streams one key may hold open on one process at once. */
     STREAMS_PER_KEY: wholeNumber(1, 100_000).default(20),
+    /** How long a request, headers and body, may take to arrive before its 408. */
+    REQUEST_TIMEOUT_SECONDS: wholeNumber(1, 3600).default(60),
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
@@ -192,6 +194,8 @@ export type Config = Readonly<{
   streamStallMs: number;
   /** Event streams one key may hold open on one process at once (src/http/stream-slots.ts). */
   streamsPerKey: number;
+  /** How long a request, headers and body, may take to arrive before its 408 (src/http/client-errors.ts). */
+  requestTimeoutMs: number;
   redisUrl: string | undefined;
   rateLimitBanSeconds: number;
   /** Per client address, for requests without a valid key and for the public routes. */
@@ -257,6 +261,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): C
     minPositionWaitMs: e.MIN_POSITION_WAIT_MS,
     streamStallMs: e.STREAM_STALL_SECONDS * 1000,
     streamsPerKey: e.STREAMS_PER_KEY,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_SECONDS * 1000,
     redisUrl: e.REDIS_URL,
     rateLimitBanSeconds: e.RATE_LIMIT_BAN_SECONDS,
     anonymousLimits: Object.freeze({ perMinute: e.ANONYMOUS_PER_MINUTE, perDay: e.ANONYMOUS_PER_DAY }),

@@ -10,9 +10,11 @@ import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
 import {
   clientErrorHandler,
+  DEFAULT_REQUEST_TIMEOUT_MS,
   hostFault,
   refuseConnect,
   refuseUnmetExpectations,
+  requestTimeouts,
   transferCodingFault,
   versionFault,
 } from './client-errors.ts';
@@ -43,7 +45,7 @@ import { requestId } from './request-id.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
-    Partial<Pick<Config, 'devPages' | 'accessLog' | 'streamStallMs' | 'streamsPerKey'>>;
+    Partial<Pick<Config, 'devPages' | 'accessLog' | 'streamStallMs' | 'streamsPerKey' | 'requestTimeoutMs'>>;
   readonly application: Application;
   readonly guard: Guard;
   readonly logger: FastifyBaseLogger;
@@ -63,6 +65,7 @@ export type AppDependencies = {
 /** Builds the HTTP server without listening, so tests can drive it with `inject()`. */
 export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> {
   const trustProxy = proxyTrust(deps.config.trustProxy);
+  const timeouts = requestTimeouts(deps.config.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS);
   const app = Fastify({
     loggerInstance: deps.logger,
     // Per-request log lines cost more than the request itself; errors and bans are still logged.
@@ -75,8 +78,14 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     frameworkErrors: frameworkErrorHandler(trustProxy),
     // The Error body for what Node's HTTP parser refuses (431, 400): see client-errors.ts.
     clientErrorHandler: clientErrorHandler(),
+    // A request that has not arrived in time gets our 408 (see requestTimeouts).
+    requestTimeout: timeouts.requestTimeout,
     // A missing Host gets our 400 with the Error body (hostFault), not Node's bare one.
-    http: { requireHostHeader: false },
+    http: {
+      requireHostHeader: false,
+      headersTimeout: timeouts.headersTimeout,
+      connectionsCheckingInterval: timeouts.connectionsCheckingInterval,
+    },
     // Our own 503 instead, with the Error body and X-Request-Id: see shutting-down.ts.
     return503OnClosing: false,
     requestIdHeader: false,

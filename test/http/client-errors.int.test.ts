@@ -297,3 +297,53 @@ describe('CONNECT, which Node would answer by closing the connection without a w
     expect(response.headers.connection).toBe('close');
   });
 });
+
+describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', () => {
+  let slow: GuardedApp;
+  let slowPort: number;
+
+  beforeAll(async () => {
+    slow = await startGuardedApp({
+      clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)),
+      env: { REQUEST_TIMEOUT_SECONDS: '1' },
+    });
+    await slow.app.listen({ port: 0, host: '127.0.0.1' });
+    slowPort = (slow.app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
+
+  /** Sends these bytes and keeps the socket open; what came back once the server closed, or after `waitMs`. */
+  function sendAndWait(request: string, waitMs: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect(slowPort, '127.0.0.1');
+      let received = '';
+      const timer = setTimeout(() => {
+        socket.destroy();
+        resolve(received);
+      }, waitMs);
+      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(received);
+      });
+      socket.write(request);
+    });
+  }
+
+  it('answers a body that stops short of its Content-Length with 408 request_timeout, not an open connection forever', async () => {
+    const { secret } = await slow.issueKey({ plan: 'free' });
+    const raw = await sendAndWait(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
+      3000,
+    );
+    const response = parse(raw);
+    expect([response.status, JSON.parse(response.body)]).toEqual([
+      408,
+      { code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 },
+    ]);
+    expect(response.headers.connection).toBe('close');
+  });
+});
