@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { finished } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError, BadRequestError, errorBody } from '../shared/errors.ts';
 import { requestId } from './request-id.ts';
@@ -17,7 +18,8 @@ import { UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
  * raw bytes read (`rawPacket`), which hold the client's Authorization header and can exceed 16 KiB.
  *
  * The parser keeps reporting an error for every later chunk of the same connection, so only the
- * first is answered. As after an answer sent before the body (see unread-body.ts), the close
+ * first is answered, after the answers to the requests that came whole before it (see
+ * afterEarlierResponses). As after an answer sent before the body (see unread-body.ts), the close
  * lingers: a client still sending would otherwise be reset before it reads the answer.
  */
 
@@ -33,23 +35,49 @@ export function clientErrorHandler(limits: UnreadBodyLimits = UNREAD_BODY_LIMITS
       if (socket.bytesRead - answeredAt > limits.discardBytes) socket.pause();
       return;
     }
-    if (!socket.writable || responseInFlight(socket)) {
-      socket.destroy();
-      return;
-    }
-    const refusal = translate(error);
-    const reqId = randomUUID();
-    this.log.debug(
-      { reqId, status: refusal.status, code: error.code, reason: error.reason },
-      'request refused by the HTTP parser',
-    );
     answered.set(socket, socket.bytesRead);
-    socket.end(rawResponse(refusal, reqId));
-    const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-    socket.once('end', () => socket.destroy());
+    afterEarlierResponses(socket, () => {
+      if (!socket.writable || responseInFlight(socket)) {
+        socket.destroy();
+        return;
+      }
+      const refusal = translate(error);
+      const reqId = randomUUID();
+      this.log.debug(
+        { reqId, status: refusal.status, code: error.code, reason: error.reason },
+        'request refused by the HTTP parser',
+      );
+      socket.end(rawResponse(refusal, reqId));
+      const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
+      timer.unref();
+      socket.once('close', () => clearTimeout(timer));
+      socket.once('end', () => socket.destroy());
+    });
   };
+}
+
+type PendingResponse = ServerResponse & { req?: IncomingMessage };
+
+/**
+ * Runs `then` once every response to a request that arrived whole on this connection before the
+ * refused bytes has been sent. A client that pipelines (several requests written before the first
+ * answer) can follow a good request with bytes the parser refuses in the same packet: the parser
+ * reports them while the good request is still being handled, and answering at once put the
+ * refusal first on the connection and closed it, so the good request ran (a POST created its
+ * pet) but its answer was never sent, and the client read the refusal as the answer to it. Node
+ * hands the connection to the next pipelined response as each one finishes. A response whose
+ * request has not arrived whole is to the request the refused bytes belong to: it is not waited for.
+ */
+function afterEarlierResponses(socket: Socket, then: () => void): void {
+  const response = (socket as Socket & { _httpMessage?: PendingResponse | null })._httpMessage;
+  if (response == null || response.req?.complete !== true || response.writableFinished) {
+    then();
+    return;
+  }
+  // A response that closed unfinished took the connection with it: then() finds it unwritable.
+  finished(response, (error) =>
+    error === undefined || error === null ? afterEarlierResponses(socket, then) : then(),
+  );
 }
 
 function translate(error: ParserError): AppError {

@@ -40,15 +40,19 @@ async function sendRaw(request: string): Promise<RawResponse> {
   return parse(await receiveAll(request));
 }
 
-/** Every byte the server sends back to these, as text, until it closes the connection. */
-function receiveAll(request: string): Promise<string> {
+/**
+ * Every byte the server sends back to these, as text, until it closes the connection. The client
+ * closes its side once it has written them, unless `keepOpen`.
+ */
+function receiveAll(request: string, { keepOpen = false } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     let received = '';
     socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
     socket.on('error', reject);
     socket.on('close', () => resolve(received));
-    socket.end(request);
+    if (keepOpen) socket.write(request);
+    else socket.end(request);
   });
 }
 
@@ -159,6 +163,33 @@ describe('a request the HTTP parser refuses', () => {
       },
     ]);
     expect(JSON.stringify(logLines)).not.toContain(secret);
+  });
+
+  it('answers a request pipelined before refused bytes first, then the refusal: the good one is not left unanswered', async () => {
+    const { secret } = await service.issueKey({ plan: 'free' });
+    const body = JSON.stringify({ name: 'Piped', categoryId: 1 });
+    const raw = await receiveAll(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        'HELLO THERE\r\n\r\n',
+      { keepOpen: true },
+    );
+    const statusLines = raw.match(/HTTP\/1\.1 \d{3} [A-Za-z ]+/g);
+    expect(statusLines).toEqual(['HTTP/1.1 201 Created', 'HTTP/1.1 400 Bad Request']);
+  });
+
+  it('answers a malformed chunk in the body of a request at once with 400, without waiting for that request', async () => {
+    const { secret } = await service.issueKey({ plan: 'free' });
+    const response = await sendRaw(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`,
+    );
+    expect([response.status, JSON.parse(response.body)]).toEqual([
+      400,
+      {
+        code: 'bad_request',
+        message: 'The request is not valid HTTP/1.1: Invalid character in chunk size.',
+        status: 400,
+      },
+    ]);
   });
 
   it('reaches a real client that sends a 5 MB body after headers over the limit', async () => {
