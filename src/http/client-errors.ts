@@ -47,13 +47,18 @@ export function clientErrorHandler(limits: UnreadBodyLimits = UNREAD_BODY_LIMITS
         { reqId, status: refusal.status, code: error.code, reason: error.reason },
         'request refused by the HTTP parser',
       );
-      socket.end(rawResponse(refusal, reqId));
-      const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
-      timer.unref();
-      socket.once('close', () => clearTimeout(timer));
-      socket.once('end', () => socket.destroy());
+      endLingering(socket, rawResponse(refusal, reqId), limits);
     });
   };
+}
+
+/** Sends a refusal and closes the connection once the client has, or `lingerMs` have passed. */
+function endLingering(socket: Socket, response: string, limits: UnreadBodyLimits): void {
+  socket.end(response);
+  const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
+  timer.unref();
+  socket.once('close', () => clearTimeout(timer));
+  socket.once('end', () => socket.destroy());
 }
 
 type PendingResponse = ServerResponse & { req?: IncomingMessage };
@@ -200,11 +205,7 @@ export function refuseConnect(app: FastifyInstance, limits: UnreadBodyLimits = U
     );
     const reqId = requestId(request);
     app.log.debug({ reqId, status: refusal.status }, 'request refused: CONNECT');
-    socket.end(rawResponse(refusal, reqId));
-    const timer = setTimeout(() => socket.destroy(), limits.lingerMs);
-    timer.unref();
-    socket.once('close', () => clearTimeout(timer));
-    socket.once('end', () => socket.destroy());
+    endLingering(socket, rawResponse(refusal, reqId), limits);
     socket.resume();
   });
 }
