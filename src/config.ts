@@ -106,6 +106,9 @@ const schema = z
     REDIS_URL: z
       .string()
       .regex(/^rediss?:\/\//, { message: 'must be a redis:// or rediss:// URL' })
+      // The Redis client parses it with URL, and a URL it cannot parse would fail the start later,
+      // without naming the variable.
+      .refine((url) => URL.canParse(url), { message: 'cannot be read as a URL' })
       .optional(),
     /** Requests without a valid key, per client address: stricter than any plan by default. */
     ANONYMOUS_PER_MINUTE: wholeNumber(1).default(20),

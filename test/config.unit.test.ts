@@ -81,6 +81,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(`${name}=${JSON.stringify(value)}`);
   });
 
+  it.each(['redis://:::6379', 'redis://host:99999', 'redis://ho st:6379'])(
+    'refuses REDIS_URL=%s, a URL the Redis client cannot parse, at start-up',
+    (value) => {
+      expect(() => loadConfig({ REDIS_URL: value })).toThrow(
+        `Invalid configuration:\n  REDIS_URL=${JSON.stringify(value)}: cannot be read as a URL`,
+      );
+    },
+  );
+
   it('refuses KAFKA_FORWARDER=true without KAFKA_BROKERS at start-up', () => {
     expect(() => loadConfig({ KAFKA_FORWARDER: 'true' })).toThrow(
       'KAFKA_BROKERS="": is required when KAFKA_FORWARDER=true (host:port, comma-separated)',
