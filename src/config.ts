@@ -71,6 +71,29 @@ const trustedProxies = z.string().transform((value, context): false | readonly s
   return z.NEVER;
 });
 
+/**
+ * `host:port`, comma-separated. The Kafka client splits each at its colons and takes the port
+ * after the first: a broker without one, or with one that is not a port, would have it retry for
+ * ever (`Port should be >= 0 and < 65536. Received type number (NaN)`) rather than fail the start.
+ */
+const kafkaBrokers = z.string().superRefine((value, context) => {
+  const bad = value
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '' && !isBroker(entry));
+  if (bad.length > 0) {
+    context.addIssue({
+      code: 'custom',
+      message: `must be host:port, comma-separated (not ${bad.map((entry) => JSON.stringify(entry)).join(', ')})`,
+    });
+  }
+});
+
+function isBroker(entry: string): boolean {
+  const match = /^[^:\s]+:(\d{1,5})$/.exec(entry);
+  return match !== null && Number(match[1]) >= 1 && Number(match[1]) <= 65535;
+}
+
 const schema = z
   .object({
     NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -117,7 +140,7 @@ const schema = z
     RATE_LIMIT_BAN_SECONDS: wholeNumber(1, 7 * 24 * 3600).default(600),
     /** The proxies in front, whose X-Forwarded-For is trusted (for per-address limits). */
     TRUST_PROXY: trustedProxies.default(false),
-    KAFKA_BROKERS: z.string().min(1).optional(),
+    KAFKA_BROKERS: kafkaBrokers.optional(),
     KAFKA_TOPIC: z
       .string()
       .regex(/^[a-zA-Z0-9._-]{1,249}$/)

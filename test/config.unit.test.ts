@@ -96,6 +96,20 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each([
+    ['kafka', '"kafka"'],
+    ['kafka:9092, kafka2', '"kafka2"'],
+    ['kafka:90 92', '"kafka:90 92"'],
+    ['kafka:port', '"kafka:port"'],
+    ['kafka:0', '"kafka:0"'],
+    ['kafka:70000', '"kafka:70000"'],
+    ['::1:9092', '"::1:9092"'],
+  ])('refuses KAFKA_BROKERS=%s at start-up, naming the broker that is not host:port', (value, named) => {
+    expect(() => loadConfig({ KAFKA_BROKERS: value })).toThrow(
+      `Invalid configuration:\n  KAFKA_BROKERS=${JSON.stringify(value)}: must be host:port, comma-separated (not ${named})`,
+    );
+  });
+
   it('splits KAFKA_BROKERS on commas', () => {
     expect(loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafka.brokers).toEqual(['a:9092', 'b:9092']);
   });
