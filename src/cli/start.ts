@@ -14,7 +14,7 @@ import { type ServerOptions, startServer } from '../server.ts';
 import { parseCommandLine } from './command-line.ts';
 import { exitAfterLogs } from './exit-after-logs.ts';
 import { createCliLogger } from './logger.ts';
-import { describeStore, prepareStore, storeFailure } from './store.ts';
+import { describeStore, ensureWritableStore, prepareStore, storeFailure } from './store.ts';
 import { CommandFailure } from './usage-error.ts';
 
 /** The flags of `petstore start`, each overriding its environment variable. */
@@ -27,7 +27,10 @@ const SHUTDOWN_TIMEOUT_MS = 15_000;
 export async function run(args: string[]): Promise<void> {
   const config = configWithFlags(args);
   const worker = workerIndex(process.env);
-  if (worker === undefined) prepareStore(config, 'start', 'may-create');
+  if (worker === undefined) {
+    prepareStore(config, 'start', 'may-create');
+    ensureWritableStore(config);
+  }
   const logger = await createCliLogger(config, process.stdout.isTTY === true);
   if (worker === undefined && config.workers > 1) return runWorkers(config, logger);
   const options: ServerOptions =

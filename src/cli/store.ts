@@ -83,6 +83,27 @@ export function ensureDataDir(dir: string): void {
 }
 
 /**
+ * Refuses, for a command that writes to the embedded store (`start`), a store file that exists but
+ * that this user may not write: SQLite opens such a file read-only without a word, and the server
+ * would listen, answer ready, and fail every write with a 500. (The other commands that write find
+ * out at their first write, and read-only ones may read such a store.)
+ */
+export function ensureWritableStore(config: StoreConfig): void {
+  if (config.eventStoreUrl !== undefined) return;
+  const file = embeddedStoreFile(config.dataDir);
+  if (statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return;
+  try {
+    accessSync(file, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    const why =
+      (error as NodeJS.ErrnoException).code === 'EROFS'
+        ? 'its file system is mounted read-only'
+        : 'it is read-only for this user';
+    throw new CommandFailure(`cannot use the event store ${file}: ${why}. ${REACH}`, { cause: error });
+  }
+}
+
+/**
  * SQLite's primary result codes (the low byte of an extended one) that an operator must act on:
  * what each says of a file, and what to do about the event store. A backup is advice only for a
  * file that is not a sound store: restoring one loses every event since it was taken, and mends

@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
@@ -22,6 +22,8 @@ beforeAll(() => {
 afterAll(() => temp.remove());
 
 const dataDir = () => path.join(temp.dir, randomUUID());
+/** The user `nobody` of Debian and most Linux systems. */
+const NOBODY = { uid: 65534, gid: 65534 };
 const start = (...args: string[]) => runPetstore(['start', '--port', '0', ...args], { timeoutMs: 20_000 });
 
 /** A child process of `pid` (by `pgrep`, from procps), if it has one yet. */
@@ -196,6 +198,24 @@ describe('petstore start refuses, in one line', () => {
     expect(failureLines(stderr)[1]).toBe(
       `petstore start: cannot use the event store ${dir}/events.sqlite: it is damaged (SQLite: database disk image is malformed). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
     );
+  });
+
+  it('a store file this user may not write, instead of listening and failing every write with a 500', async () => {
+    const dir = dataDir();
+    await seedDataDir(dir, 1);
+    chmodSync(path.join(dir, 'events.sqlite'), 0o444);
+    // Root may write any file: as root, the server runs as nobody, in directories nobody may write.
+    const root = process.getuid?.() === 0;
+    if (root) for (const writable of [temp.dir, dir]) chmodSync(writable, 0o777);
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dir], {
+      timeoutMs: 20_000,
+      ...(root ? { user: NOBODY } : {}),
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      `petstore start: store ${dir}/events.sqlite`,
+      `petstore start: cannot use the event store ${dir}/events.sqlite: it is read-only for this user. Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.`,
+    ]);
   });
 
   it('a temporal index it cannot open, naming that file and not the event store', async () => {

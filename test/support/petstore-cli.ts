@@ -12,10 +12,17 @@ export type CliRun = { readonly code: number | null; readonly stdout: string; re
  */
 export function runPetstore(
   args: readonly string[],
-  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    timeoutMs?: number;
+    /** Run as this user and group (the test must run as root to ask for it). */
+    user?: { readonly uid: number; readonly gid: number };
+  } = {},
 ): Promise<CliRun> {
   const child = spawn(process.execPath, [PETSTORE_BIN, ...args], {
     cwd: options.cwd ?? path.dirname(PETSTORE_BIN),
+    ...options.user,
     env: { ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
