@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { systemClock } from '../shared/context.ts';
-import type { ApiKey } from '../domain/api-keys.ts';
+import { type ApiKey, validateIssueApiKey } from '../domain/api-keys.ts';
 import {
   changeApiKeyPlan,
   changeApiKeyScopes,
@@ -90,6 +90,12 @@ function create(args: string[]) {
     ...(values.scopes !== undefined && { scopes: scopesOf(values.scopes) }),
     ...(expiresAt !== undefined && { expiresAt }),
   };
+  // Judged before the store is opened: a refused key must not leave a new store behind.
+  try {
+    validateIssueApiKey(request, systemClock.now());
+  } catch (error) {
+    inFlagTerms(error);
+  }
   return async (store: EventStore) => {
     const { key, secret } = await issueApiKey(deps(store), request, cliContext()).catch(inFlagTerms);
     try {

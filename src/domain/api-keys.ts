@@ -155,15 +155,31 @@ export function decideIssueApiKey(
   generated: { readonly keyId: string; readonly secretHash: string },
   now: Date,
 ): ApiKeyIssued {
+  const { name, plan, limits, scopes, expiresAt } = validateIssueApiKey(command, now);
+  return {
+    type: 'ApiKeyIssued',
+    data: {
+      ...generated,
+      name,
+      plan,
+      limits,
+      issuedAt: now.toISOString(),
+      scopes,
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+    },
+  };
+}
+
+/**
+ * The key `decideIssueApiKey` would issue, without its id and secret: throws ValidationError as it
+ * would. The CLI asks first, so that a refused key opens (and creates) no store.
+ */
+export function validateIssueApiKey(command: IssueApiKey, now: Date) {
   const { plan, limits } = resolveLimits(command.plan, command);
   const name = validateName(command.name ?? '');
   const scopes = command.scopes === undefined ? [...DEFAULT_SCOPES] : validateScopes(command.scopes);
-  const expiresAt =
-    command.expiresAt === undefined ? {} : { expiresAt: validateExpiry(command.expiresAt, now) };
-  return {
-    type: 'ApiKeyIssued',
-    data: { ...generated, name, plan, limits, issuedAt: now.toISOString(), scopes, ...expiresAt },
-  };
+  const expiresAt = command.expiresAt === undefined ? undefined : validateExpiry(command.expiresAt, now);
+  return { name, plan, limits, scopes, expiresAt };
 }
 
 /**

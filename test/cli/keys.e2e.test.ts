@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { petstoreKeys } from '../support/cli.ts';
 import { openDataDirStore } from '../support/seed-store.ts';
@@ -174,10 +173,9 @@ it('refuses an unknown scope with one line and exit code 2', async () => {
     (error: { code: number; stderr: string }) => error,
   );
   expect(failure).toMatchObject({ code: 2 });
+  // Refused before the store is opened, so without the line naming it.
   expect((failure as { stderr: string }).stderr).toBe(
-    'petstore keys create: store ' +
-      path.join(temp.dir, 'events.sqlite') +
-      '\npetstore keys create: Unknown scope "pets:eat"; the scopes are pets:read, pets:write, orders:read, orders:write, audit:read, admin.\n',
+    'petstore keys create: Unknown scope "pets:eat"; the scopes are pets:read, pets:write, orders:read, orders:write, audit:read, admin.\n',
   );
 });
 
@@ -207,10 +205,7 @@ it('refuses an unknown plan with exit code 2 and a message', async () => {
     (error: { code: number; stderr: string }) => error,
   );
   expect(failure).toMatchObject({ code: 2 });
-  expect(failure.stderr.split('\n').slice(1)).toEqual([
-    'petstore keys create: plan must be one of free, pro, business, enterprise.',
-    '',
-  ]);
+  expect(failure.stderr).toBe('petstore keys create: plan must be one of free, pro, business, enterprise.\n');
 });
 
 it('refuses an --expires-in too long for a date, saying so rather than that it is not in the future', async () => {
@@ -245,10 +240,7 @@ it('names the missing limit of an enterprise key by its flag, --per-minute', asy
     (error: { code: number; stderr: string }) => error,
   );
   expect(failure).toMatchObject({ code: 2 });
-  expect(failure.stderr.split('\n').slice(1)).toEqual([
-    'petstore keys create: The enterprise plan needs --per-minute.',
-    '',
-  ]);
+  expect(failure.stderr).toBe('petstore keys create: The enterprise plan needs --per-minute.\n');
 });
 
 it('refuses custom limits on a plan other than enterprise', async () => {
@@ -256,8 +248,7 @@ it('refuses custom limits on a plan other than enterprise', async () => {
     (error: { code: number; stderr: string }) => error,
   );
   expect(failure).toMatchObject({ code: 2 });
-  expect(failure.stderr.split('\n').slice(1)).toEqual([
-    'petstore keys create: Custom limits apply to the enterprise plan only, not free.',
-    '',
-  ]);
+  expect(failure.stderr).toBe(
+    'petstore keys create: Custom limits apply to the enterprise plan only, not free.\n',
+  );
 });

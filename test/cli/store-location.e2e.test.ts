@@ -85,6 +85,22 @@ describe('a command run where there is no store', () => {
     ]);
     expect(existsSync(path.join(folder, '.data'))).toBe(false);
   });
+
+  it('keys create with a key the domain refuses (an expiry in the past) refuses before it makes a store', async () => {
+    const folder = path.join(temp.dir, 'refused');
+    mkdirSync(folder);
+    const { code, stderr } = await fromDirectory(
+      folder,
+      'keys',
+      'create',
+      '--plan',
+      'free',
+      '--expires-at',
+      '2020-01-01T00:00:00Z',
+    );
+    expect([code, stderr]).toEqual([2, 'petstore keys create: The expiry must be a time in the future.\n']);
+    expect(existsSync(path.join(folder, '.data'))).toBe(false);
+  });
 });
 
 describe('a KurrentDB server that does not answer', () => {
