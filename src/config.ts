@@ -167,7 +167,11 @@ const schema = z
     /** GET /health/ready fails when a read model's oldest unapplied event is older than this. */
     READINESS_MAX_LAG_SECONDS: decimalNumber(0, 86_400).default(10),
     /** Set: traces go to this OTLP endpoint (the OpenTelemetry SDK reads its other OTEL_* variables). */
-    OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z
+      // The exporters send to http:// or https:// alone: `localhost:4318` is a URL whose scheme is
+      // `localhost:`, and every export would fail with a warning, the service running untraced.
+      .url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })
+      .optional(),
     /** One log line per request. */
     ACCESS_LOG: booleanFlag.default(false),
     /** Unset: pretty on a terminal in development, JSON otherwise. */

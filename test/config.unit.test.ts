@@ -110,6 +110,15 @@ describe('loadConfig', () => {
     );
   });
 
+  it.each(['localhost:4318', 'collector:4317', 'grpc://collector:4317'])(
+    'refuses OTEL_EXPORTER_OTLP_ENDPOINT=%s, which no exporter can send to, at start-up',
+    (value) => {
+      expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: value })).toThrow(
+        `Invalid configuration:\n  OTEL_EXPORTER_OTLP_ENDPOINT=${JSON.stringify(value)}: must be an http:// or https:// URL`,
+      );
+    },
+  );
+
   it('splits KAFKA_BROKERS on commas', () => {
     expect(loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafka.brokers).toEqual(['a:9092', 'b:9092']);
   });
