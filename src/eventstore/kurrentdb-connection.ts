@@ -1,3 +1,5 @@
+import { ConfigError } from '../config.ts';
+
 /**
  * A KurrentDB connection string without its credentials, for messages and logs. The credentials
  * are what the client takes for them (its parseConnectionString): `user:password@` right after the
@@ -11,10 +13,11 @@ export function withoutCredentials(connectionString: string): string {
  * The client's refusal of a connection string, without the credentials: its native part answers
  * a string it cannot parse (a password with a `/` not written %2F) with the whole string as message.
  */
-export function invalidConnectionString(connectionString: string, error: unknown): Error {
+export function invalidConnectionString(connectionString: string, error: unknown): ConfigError {
   const message = error instanceof Error ? error.message : String(error);
   const shown = withoutCredentials(connectionString);
-  return new Error(
+  // A mistake in the configuration (status 2), as an option the client does not know is.
+  return new ConfigError(
     `EVENT_STORE_URL is not a connection string the KurrentDB client accepts (${message.replaceAll(connectionString, shown)}); percent-encode any of : / @ in the user name or password`,
   );
 }

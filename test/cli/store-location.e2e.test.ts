@@ -119,9 +119,22 @@ describe('a KurrentDB server that does not answer', () => {
     const { code, stderr } = await runPetstore(['events'], {
       env: { EVENT_STORE_URL: 'kurrentdb://admin:change/it@127.0.0.1:1?tls=false' },
     });
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     expect(stderr.split('\n')[0]).toBe('petstore events: store kurrentdb://127.0.0.1:1?tls=false');
     expect(stderr).not.toContain('change');
+  });
+
+  it('refuses a connection string the client cannot parse as a mistake in the configuration, status 2', async () => {
+    const { code, stderr } = await runPetstore(['events'], {
+      env: { EVENT_STORE_URL: 'kurrentdb://admin:changeit@127.0.0.1:99999?tls=false' },
+    });
+    expect([code, stderr.split('\n').slice(1)]).toEqual([
+      2,
+      [
+        'petstore events: EVENT_STORE_URL is not a connection string the KurrentDB client accepts (kurrentdb://127.0.0.1:99999?tls=false); percent-encode any of : / @ in the user name or password',
+        '',
+      ],
+    ]);
   });
 
   it('refuses an option the client does not know, which it would ignore after printing the password', async () => {
