@@ -1,17 +1,17 @@
 import { ConfigError } from '../config.ts';
 import type { ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
-import { CommandFailure } from './usage-error.ts';
+import { CommandFailure, UsageError } from './usage-error.ts';
 
 /** How often a rebuild's progress is asked for. */
 const POLL_MS = 250;
 
 /** A running server's admin endpoints (scope admin), for `petstore projections … --url`. */
 export function adminClient(url: string, apiKey: string | undefined) {
+  const base = serviceAddress(url);
   if (apiKey === undefined) {
     throw new ConfigError('--url needs an API key with the admin scope in PETSTORE_API_KEY');
   }
   const headers = authorization(apiKey);
-  const base = url.replace(/\/+$/, '');
   async function call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
     let response: Response;
     try {
@@ -41,6 +41,28 @@ export function adminClient(url: string, apiKey: string | undefined) {
       return current;
     },
   };
+}
+
+/**
+ * `--url` as the base of the admin endpoints' addresses: an http:// or https:// URL, perhaps with a
+ * path (a proxy's prefix), but no query, fragment or credentials, which the paths appended to it or
+ * fetch would break. A mistake in the command line (status 2), not a server that cannot be reached.
+ */
+function serviceAddress(url: string): string {
+  const parsed = URL.parse(url);
+  if (
+    parsed === null ||
+    !['http:', 'https:'].includes(parsed.protocol) ||
+    parsed.username !== '' ||
+    parsed.password !== '' ||
+    parsed.search !== '' ||
+    parsed.hash !== ''
+  ) {
+    throw new UsageError(
+      `--url must be the server's http:// or https:// address, such as http://127.0.0.1:3000 (not ${JSON.stringify(url)})`,
+    );
+  }
+  return url.replace(/\/+$/, '');
 }
 
 /** The Authorization header, refusing a key no header can carry without repeating it (it is a secret). */

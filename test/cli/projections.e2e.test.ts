@@ -317,6 +317,17 @@ describe('a --url that is not this service’s admin API', () => {
     }
   });
 
+  it.each(['localhost:3000', 'http://[::1', 'http://127.0.0.1:3000/?x=1'])(
+    'refuses --url %s, which is not an http:// or https:// address, as a mistake in the command line',
+    async (url) => {
+      const { code, stderr } = await projections(['status', '--url', url], { PETSTORE_API_KEY: 'psk_any' });
+      expect([code, stderr.split('\n')[0]]).toEqual([
+        2,
+        `petstore projections status: --url must be the server's http:// or https:// address, such as http://127.0.0.1:3000 (not ${JSON.stringify(url)})`,
+      ]);
+    },
+  );
+
   it('refuses a PETSTORE_API_KEY no header can carry, without repeating it', async () => {
     const { code, stderr } = await projections(['status', '--url', 'http://127.0.0.1:9'], {
       PETSTORE_API_KEY: 'psk_secret\nmore',
