@@ -141,9 +141,12 @@ const schema = z
     /** The proxies in front, whose X-Forwarded-For is trusted (for per-address limits). */
     TRUST_PROXY: trustedProxies.default(false),
     KAFKA_BROKERS: kafkaBrokers.optional(),
+    /** Kafka's rule for a topic's name: these characters, at most 249, and neither `.` nor `..`. */
     KAFKA_TOPIC: z
       .string()
-      .regex(/^[a-zA-Z0-9._-]{1,249}$/)
+      .regex(/^(?!\.\.?$)[a-zA-Z0-9._-]{1,249}$/, {
+        message: 'must be a Kafka topic name: up to 249 of a-z A-Z 0-9 . _ -, and not . or ..',
+      })
       .default('petstore.events'),
     KAFKA_CLIENT_ID: z.string().min(1).default('petstore'),
     /** Run the Kafka forwarder inside the API process (it can also run alone: `petstore forward`). */

@@ -119,6 +119,20 @@ describe('loadConfig', () => {
     },
   );
 
+  it.each(['.', '..', 'petstore events'])(
+    'refuses KAFKA_TOPIC=%s, a name Kafka refuses, at start-up',
+    (value) => {
+      expect(() => loadConfig({ KAFKA_TOPIC: value })).toThrow(
+        `Invalid configuration:\n  KAFKA_TOPIC=${JSON.stringify(value)}: must be a Kafka topic name: up to 249 of a-z A-Z 0-9 . _ -, and not . or ..`,
+      );
+    },
+  );
+
+  it('reads KAFKA_TOPIC names with dots, such as ...events or a.b', () => {
+    expect(loadConfig({ KAFKA_TOPIC: '...' }).kafka.topic).toBe('...');
+    expect(loadConfig({ KAFKA_TOPIC: 'a.b' }).kafka.topic).toBe('a.b');
+  });
+
   it('splits KAFKA_BROKERS on commas', () => {
     expect(loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafka.brokers).toEqual(['a:9092', 'b:9092']);
   });
