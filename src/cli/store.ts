@@ -4,6 +4,7 @@ import type { EventStore } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { withoutCredentials } from '../eventstore/kurrentdb-connection.ts';
+import { NotAnEventStoreError } from '../eventstore/sqlite-database.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
 import { sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { failureReason } from './failure-reason.ts';
@@ -54,7 +55,7 @@ export async function openCliStore(
 ): Promise<EventStore> {
   prepareStore(config, command, access);
   try {
-    return await openEventStore(config);
+    return await openEventStore({ ...config, mustExist: access === 'must-exist' });
   } catch (error) {
     throw storeFailure(error) ?? error;
   }
@@ -135,6 +136,15 @@ export function storeFailure(error: unknown): CommandFailure | undefined {
       `${error.message}: ${sqliteFailure(error.cause)?.reason ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
       { cause: error },
     );
+  }
+  if (error instanceof NotAnEventStoreError) {
+    const what =
+      error.tables.length === 0
+        ? 'it is a SQLite database with no tables, not a store (a copy of one taken without its -wal file?)'
+        : `it is a SQLite database without an events table (its tables: ${error.tables.join(', ')}), not a store`;
+    return new CommandFailure(`cannot use the event store ${described}: ${what}. ${RESTORE}`, {
+      cause: error,
+    });
   }
   if ((error as { type?: unknown } | undefined)?.type === 'unavailable') {
     // The KurrentDB client's UnavailableError: nothing answered at the URL (a message of one word).

@@ -12,7 +12,11 @@ import { openSqliteEventStore } from './sqlite.ts';
  * its own on stdout, so that they are never silent.
  */
 export async function openEventStore(
-  config: Pick<Config, 'dataDir' | 'eventStoreUrl'> & Partial<Pick<Config, 'logLevel' | 'failpoint'>>,
+  config: Pick<Config, 'dataDir' | 'eventStoreUrl'> &
+    Partial<Pick<Config, 'logLevel' | 'failpoint'>> & {
+      /** The embedded store must already be one (see openSqliteDatabase). */
+      readonly mustExist?: boolean;
+    },
   log?: KurrentDbLog,
 ): Promise<EventStore> {
   if (config.eventStoreUrl !== undefined) {
@@ -28,6 +32,7 @@ export async function openEventStore(
   }
   return openSqliteEventStore({
     file: embeddedStoreFile(config.dataDir),
+    mustExist: config.mustExist,
     ...(config.failpoint === undefined ? {} : { failpoint: config.failpoint }),
   });
 }

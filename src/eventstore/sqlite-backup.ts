@@ -32,7 +32,7 @@ const ALL_PAGES = 2 ** 31 - 1;
  * a BackupCopyError.
  */
 export async function backupSqliteStore(file: string, copy: string): Promise<SqliteBackup> {
-  const source = openSqliteDatabase(file);
+  const source = openSqliteDatabase(file, { mustExist: true });
   try {
     await backup(source, copy, { rate: ALL_PAGES });
   } catch (error) {

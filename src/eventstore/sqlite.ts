@@ -40,6 +40,8 @@ import { SqliteWriter } from './sqlite-writer.ts';
 
 export type SqliteEventStoreOptions = {
   readonly file: string;
+  /** The file must already be a store: one without the events table is refused, never made one. */
+  readonly mustExist?: boolean;
   /** How often subscriptions look for events written by other processes. */
   readonly pollIntervalMs?: number;
   /**
@@ -53,7 +55,7 @@ export type SqliteEventStoreOptions = {
 };
 
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {
-  return new SqliteEventStore(openSqliteDatabase(options.file), options);
+  return new SqliteEventStore(openSqliteDatabase(options.file, { mustExist: options.mustExist }), options);
 }
 
 class SqliteEventStore implements EventStore {

@@ -24,16 +24,22 @@ export function sqlitePrimaryCode(error: unknown): number | undefined {
 /**
  * The file, created with its folder if need be, in WAL mode (readers never wait for the writer),
  * with `synchronous` as given and `schema` run (it must be idempotent: CREATE … IF NOT EXISTS).
+ * `check`, if given, runs first, before anything is written to the file: it throws to refuse it.
  */
 export function openWalDatabase(
   file: string,
-  options: { readonly synchronous: 'FULL' | 'NORMAL'; readonly schema: string },
+  options: {
+    readonly synchronous: 'FULL' | 'NORMAL';
+    readonly schema: string;
+    readonly check?: (db: DatabaseSync) => void;
+  },
 ): DatabaseSync {
   mkdirSync(path.dirname(file), { recursive: true });
   const db = new DatabaseSync(file);
   try {
     // First, so that a process opening the file while another sets it up waits instead of failing.
     db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    options.check?.(db);
     // Where waiting could deadlock, SQLite answers SQLITE_BUSY at once instead of calling the busy
     // handler: switching a new file to WAL while another process sets it up is such a case.
     retryWhileBusy(() => db.exec('PRAGMA journal_mode = WAL'));

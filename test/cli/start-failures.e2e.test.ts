@@ -4,6 +4,7 @@ import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { once } from 'node:events';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { seedDataDir } from '../../bench/seed.ts';
 import { damagePages, rewriteEvent } from '../support/damage.ts';
@@ -176,6 +177,19 @@ describe('petstore start refuses, in one line', () => {
     expect(code).toBe(1);
     expect(failureLines(stderr)[1]).toBe(
       `petstore start: cannot use the event store ${dir}/events.sqlite: it is not a SQLite database (SQLite: file is not a database). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    );
+  });
+
+  it('a SQLite database of another kind in the store’s place, instead of serving it as an empty store', async () => {
+    const dir = dataDir();
+    mkdirSync(dir);
+    const other = new DatabaseSync(path.join(dir, 'events.sqlite'));
+    other.exec('CREATE TABLE pet_versions (id INTEGER, version INTEGER)');
+    other.close();
+    const { code, stderr } = await start('--data-dir', dir);
+    expect(code).toBe(1);
+    expect(failureLines(stderr)[1]).toBe(
+      `petstore start: cannot use the event store ${dir}/events.sqlite: it is a SQLite database without an events table (its tables: pet_versions), not a store. Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
     );
   });
 

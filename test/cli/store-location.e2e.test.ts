@@ -1,5 +1,6 @@
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.ts';
 import { runPetstore } from '../support/petstore-cli.ts';
@@ -20,6 +21,19 @@ afterAll(() => temp.remove());
 /** The default store location, `.data` in the current directory: no variable points elsewhere. */
 const fromDirectory = (cwd: string, ...args: string[]) =>
   runPetstore(args, { cwd, env: { PETSTORE_DATA_DIR: '', EVENT_STORE_URL: '' } });
+
+/** The tables a SQLite file holds, by name. */
+function tablesOf(file: string): string[] {
+  const db = new DatabaseSync(file);
+  try {
+    return db
+      .prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
+      .all()
+      .map((row) => String(row.name));
+  } finally {
+    db.close();
+  }
+}
 
 describe('a command run where there is no store', () => {
   it('keys list refuses, names the store it looked for, and creates nothing', async () => {
@@ -53,6 +67,50 @@ describe('a command run where there is no store', () => {
         1,
         `petstore ${command}: ${store} is an empty file, not a store: restore it from a backup, or point PETSTORE_DATA_DIR elsewhere`,
         0,
+      ]);
+    },
+  );
+
+  it.each([
+    ['events', []],
+    ['keys list', []],
+    ['projections status', []],
+    ['backup', ['copy.sqlite']],
+    ['keys create', ['--plan', 'free']],
+  ])('%s refuses a SQLite database without an events table and adds none to it', async (command, args) => {
+    const folder = path.join(temp.dir, `foreign-${command.replaceAll(' ', '-')}`);
+    mkdirSync(path.join(folder, '.data'), { recursive: true });
+    const store = path.join(folder, '.data', 'events.sqlite');
+    const other = new DatabaseSync(store);
+    other.exec('CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)');
+    other.close();
+    const { code, stderr } = await fromDirectory(folder, ...command.split(' '), ...args);
+    expect([code, stderr.split('\n')[1], tablesOf(store)]).toEqual([
+      1,
+      `petstore ${command}: cannot use the event store ${store}: it is a SQLite database without an events table (its tables: meta), not a store. Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+      ['meta'],
+    ]);
+  });
+
+  it.each([
+    ['events', []],
+    ['keys list', []],
+    ['projections status', []],
+    ['backup', ['copy.sqlite']],
+  ])(
+    '%s refuses a SQLite database with no tables, as a store copied without its -wal is',
+    async (command, args) => {
+      const folder = path.join(temp.dir, `tableless-${command.replaceAll(' ', '-')}`);
+      mkdirSync(path.join(folder, '.data'), { recursive: true });
+      const store = path.join(folder, '.data', 'events.sqlite');
+      const empty = new DatabaseSync(store);
+      empty.exec('PRAGMA journal_mode = WAL; CREATE TABLE t (x); DROP TABLE t');
+      empty.close();
+      const { code, stderr } = await fromDirectory(folder, ...command.split(' '), ...args);
+      expect([code, stderr.split('\n')[1], tablesOf(store)]).toEqual([
+        1,
+        `petstore ${command}: cannot use the event store ${store}: it is a SQLite database with no tables, not a store (a copy of one taken without its -wal file?). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+        [],
       ]);
     },
   );
