@@ -52,8 +52,12 @@ export function snapshotDirectory(dir: string): SnapshotStore {
       try {
         file = await readFile(fileOf(projection));
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-        return { ok: false, missing: true, reason: 'no snapshot' };
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+          return { ok: false, missing: true, reason: 'no snapshot' };
+        // A file that cannot be read (permissions, a directory in its way, the disk) is not proven
+        // either: refused like a damaged one, so that the read model is rebuilt from the events
+        // rather than the start failing for want of a file derived from them.
+        return { ok: false, reason: `the file cannot be read (${(error as Error).message})` };
       }
       try {
         return readSnapshot(file, projection);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { encodeHeader, HEADER_BYTES, type SnapshotHeader } from '../../src/read-models/snapshot-format.ts';
@@ -77,6 +77,23 @@ describe('a snapshot file', () => {
 
   it('is missing, not refused, when there is none', async () => {
     expect(await snapshots.load('pet-list')).toEqual({ ok: false, missing: true, reason: 'no snapshot' });
+  });
+
+  it('is refused, not thrown, when it cannot be read (a directory in its place)', async () => {
+    mkdirSync(file('pet-list.snapshot'));
+    expect(await snapshots.load('pet-list')).toEqual({
+      ok: false,
+      reason: 'the file cannot be read (EISDIR: illegal operation on a directory, read)',
+    });
+  });
+
+  it('is refused, not thrown, when the snapshot directory is a file', async () => {
+    const inAFile = snapshotDirectory(file('snapshots'));
+    writeFileSync(file('snapshots'), 'not a directory');
+    expect(await inAFile.load('pet-list')).toEqual({
+      ok: false,
+      reason: `the file cannot be read (ENOTDIR: not a directory, open '${file('snapshots')}/pet-list.snapshot')`,
+    });
   });
 
   it('is refused when truncated', async () => {
