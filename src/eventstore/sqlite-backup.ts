@@ -44,8 +44,23 @@ export async function backupSqliteStore(file: string, copy: string): Promise<Sql
   try {
     return heldBy(copy);
   } catch (error) {
-    throw new BackupCopyError(error);
+    throw storeDamage(file, error) ?? new BackupCopyError(error);
   }
+}
+
+/**
+ * The copy holds the store's pages as they were, damaged ones included (the backup API copies pages
+ * without reading what is in them): a copy SQLite finds damaged is a damaged store's when the store
+ * itself reads as damaged. That error, the store's, or undefined where the store reads well.
+ */
+function storeDamage(file: string, copyError: unknown): unknown {
+  if (sqlitePrimaryCode(copyError) !== SQLITE_CORRUPT) return undefined;
+  try {
+    heldBy(file);
+  } catch (error) {
+    if (sqlitePrimaryCode(error) === SQLITE_CORRUPT) return error;
+  }
+  return undefined;
 }
 
 /**

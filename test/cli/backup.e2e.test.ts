@@ -5,6 +5,7 @@ import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { petstore } from '../support/cli.ts';
+import { damagePages } from '../support/damage.ts';
 import { PETSTORE_BIN } from '../support/petstore-cli.ts';
 import { seedDataDir } from '../support/seed-store.ts';
 import { createApiKey, type ServerProcess, startServerProcess } from '../support/server-process.ts';
@@ -286,6 +287,26 @@ describe('what petstore backup refuses', () => {
         stderr:
           `petstore backup: store ${store}\n` +
           `petstore backup: cannot use the event store ${store}: it cannot be opened (SQLite: unable to open database file). Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.\n`,
+      });
+      expect(readdirSync(dir.dir)).toEqual(['events.sqlite']);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('a store whose pages are damaged: named as the store, not as the backup, and no file left', async () => {
+    const dir = makeTempDir();
+    try {
+      await seedDataDir(dir.dir, 20_000);
+      const store = path.join(dir.dir, 'events.sqlite');
+      damagePages(store);
+      const file = path.join(dir.dir, 'backup.sqlite');
+      expect(await petstore(dir.dir, ['backup', file])).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `petstore backup: store ${store}\n` +
+          `petstore backup: cannot use the event store ${store}: it is damaged (SQLite: database disk image is malformed). Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.\n`,
       });
       expect(readdirSync(dir.dir)).toEqual(['events.sqlite']);
     } finally {
