@@ -1,4 +1,4 @@
-import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statfsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { EventStore } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
@@ -6,7 +6,7 @@ import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { withoutCredentials } from '../eventstore/kurrentdb-connection.ts';
 import { NotAnEventStoreError } from '../eventstore/sqlite-database.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
-import { sqlitePrimaryCode } from '../shared/sqlite-file.ts';
+import { SQLITE_FULL, SQLITE_IOERR, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { failureReason } from './failure-reason.ts';
 import { CommandFailure } from './usage-error.ts';
 
@@ -130,10 +130,13 @@ const SQLITE_FAILURES: Record<number, { readonly what: string; readonly advice: 
  * temporal index, a file derived from the store, is named as itself: restoring the store from a
  * backup would lose every event since, and would not mend the index.
  */
-export function storeFailure(error: unknown): CommandFailure | undefined {
+export function storeFailure(
+  error: unknown,
+  freeBytes: (file: string) => number | undefined = freeBytesBeside,
+): CommandFailure | undefined {
   if (error instanceof TemporalIndexFileError) {
     return new CommandFailure(
-      `${error.message}: ${sqliteFailure(error.cause)?.reason ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
+      `${error.message}: ${sqliteFailure(error.cause, () => freeBytes(described))?.reason ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
       { cause: error },
     );
   }
@@ -153,19 +156,36 @@ export function storeFailure(error: unknown): CommandFailure | undefined {
       { cause: error },
     );
   }
-  const failure = sqliteFailure(error);
+  const failure = sqliteFailure(error, () => freeBytes(described));
   if (failure === undefined) return undefined;
   return new CommandFailure(`cannot use the event store ${described}: ${failure.reason}. ${failure.advice}`, {
     cause: error,
   });
 }
 
+/** The bytes this user may still write on the file system that holds `file`; undefined if unknown. */
+function freeBytesBeside(file: string): number | undefined {
+  try {
+    const { bavail, bsize } = statfsSync(path.dirname(file));
+    return bavail * bsize;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * What SQLite's error says of the file, with SQLite's own words, and what to do about the event
  * store; undefined for another failure.
  */
-function sqliteFailure(error: unknown): { reason: string; advice: string } | undefined {
-  const code = sqlitePrimaryCode(error);
+function sqliteFailure(
+  error: unknown,
+  freeBytes: () => number | undefined = () => undefined,
+): { reason: string; advice: string } | undefined {
+  let code = sqlitePrimaryCode(error);
+  // A disk that is full fails some writes as I/O errors, not SQLITE_FULL: growing the -shm file
+  // when the file is opened (SQLITE_IOERR_SHMSIZE) is one. Advice to check the disk and restore a
+  // backup would lose every event since it, where freeing space mends it.
+  if (code === SQLITE_IOERR && freeBytes() === 0) code = SQLITE_FULL;
   const failure = code === undefined ? undefined : SQLITE_FAILURES[code];
   if (failure === undefined) return undefined;
   const reason = `${failure.what} (SQLite: ${String((error as { errstr?: unknown }).errstr)})`;

@@ -11,6 +11,7 @@ export const BUSY_TIMEOUT_MS = 10_000;
 
 /** SQLite's primary result codes this service acts on. */
 export const SQLITE_BUSY = 5;
+export const SQLITE_IOERR = 10;
 export const SQLITE_CORRUPT = 11;
 export const SQLITE_FULL = 13;
 export const SQLITE_NOTADB = 26;
