@@ -1,3 +1,4 @@
+import { KNOWN_EVENT_TYPES } from '../src/domain/event-types.ts';
 import { type ApiKey, type ApiKeyEvent, API_KEY_EVENT_TYPES, evolveApiKey } from '../src/domain/api-keys.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
 
@@ -16,6 +17,7 @@ export type ApiKeysState = {
 export const apiKeysProjection: Projection<ApiKeysState> = {
   name: 'api-keys',
   version: 2,
+  knownEventTypes: KNOWN_EVENT_TYPES,
   initialState,
   evolve(state: ApiKeysState, event: ProjectedEvent): ApiKeysState {
     if (!API_KEY_EVENT_TYPES.has(event.type)) return state;

@@ -1,3 +1,4 @@
+import { KNOWN_EVENT_TYPES } from '../src/domain/event-types.ts';
 import {
   ORDER_STATUSES,
   type OrderEvent,
@@ -27,6 +28,7 @@ export type OrderIndex = { readonly ids: SortedIds; readonly byStatus: Record<Or
 export const ordersProjection: Projection<OrdersState> = {
   name: 'orders',
   version: 1,
+  knownEventTypes: KNOWN_EVENT_TYPES,
   initialState,
   evolve(state: OrdersState, event: ProjectedEvent): OrdersState {
     if (!ORDER_EVENT_TYPES.has(event.type)) return state;

@@ -1,3 +1,4 @@
+import { KNOWN_EVENT_TYPES } from '../src/domain/event-types.ts';
 import { PET_STATUSES, type Pet, type PetStatus, type VersionedPet } from '../src/domain/pets.ts';
 import { IdTable } from './id-table.ts';
 import type { ProjectedEvent, Projection } from './projection.ts';
@@ -48,6 +49,7 @@ const SNAPSHOT_PART_PETS = 2048;
 export const petListProjection: Projection<PetListState> = {
   name: 'pet-list',
   version: 4,
+  knownEventTypes: KNOWN_EVENT_TYPES,
   initialState,
   evolve(state: PetListState, event: ProjectedEvent): PetListState {
     switch (event.type) {

@@ -37,4 +37,10 @@ export interface Projection<State> {
    * any other version is not served, and start-up rebuilds before it answers.
    */
   readonly servesSnapshotsOf?: readonly number[];
+  /**
+   * Every type of event the release this projection belongs to writes: an event of another type
+   * (a newer release's) is passed over, logged, and makes the read model untrusted (see
+   * ReadModel.passedOver). Absent: every type is taken as known.
+   */
+  readonly knownEventTypes?: ReadonlySet<string>;
 }

@@ -61,6 +61,7 @@ export async function startServer(
       readers: () =>
         service.readModels.readModels.map((r) => ({ name: r.projection.name, checkpoint: r.checkpoint })),
       maxLagMs: config.readinessMaxLagMs,
+      untrusted: () => service.readModels.passedOver,
       clock: systemClock,
     }),
     observers: observability.httpObservers,

@@ -3,6 +3,7 @@ import { pino } from 'pino';
 import type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
 import { loadConfig } from '../config.ts';
 import { offlineStatus, rebuildOffline, verifyOffline } from '../read-models/offline.ts';
+import { PassedOverEventsError } from '../read-models/read-model.ts';
 import { progressFigures } from '../read-models/rebuild.ts';
 import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { PROJECTIONS } from '../service.ts';
@@ -96,6 +97,10 @@ async function offline(config: ReturnType<typeof loadConfig>, command: string): 
 
 /** A snapshot file that could not be written, in one line: which, and why (and where, if elsewhere). */
 function snapshotFailure(file: string, error: unknown): unknown {
+  if (error instanceof PassedOverEventsError)
+    return new CommandFailure(`${error.message}. Rebuild it with that release, or a later one.`, {
+      cause: error,
+    });
   const { syscall, path: failed } = error as NodeJS.ErrnoException;
   if (syscall === undefined) return error; // not the file system's: reading the store, say
   const where = failed === undefined || failed === file ? '' : ` (${failed})`;

@@ -11,14 +11,16 @@ export type ReadinessOptions = {
   /** A read model whose oldest unapplied event is older than this is lagging (READINESS_MAX_LAG_SECONDS). */
   readonly maxLagMs: number;
   readonly clock: Clock;
+  /** Why the read models cannot be trusted whatever their lag (events of a newer release), if they cannot. */
+  readonly untrusted?: () => string | undefined;
   /** A store that takes longer to answer counts as not answering. */
   readonly timeoutMs?: number;
 };
 
 /**
- * Ready when the store answers every question of the check within the timeout, all of them together,
- * and every read model is within `maxLagMs` of it. Checks that overlap share one run: probes cost
- * the store one query each, however many arrive.
+ * Ready when the read models can be trusted (`untrusted`), the store answers every question of the
+ * check within the timeout, all of them together, and every read model is within `maxLagMs` of it.
+ * Checks that overlap share one run: probes cost the store one query each, however many arrive.
  */
 export function storeReadiness(options: ReadinessOptions): () => Promise<Readiness> {
   let running: Promise<Readiness> | undefined;
@@ -29,6 +31,8 @@ export function storeReadiness(options: ReadinessOptions): () => Promise<Readine
 }
 
 async function check(options: ReadinessOptions): Promise<Readiness> {
+  const untrusted = options.untrusted?.();
+  if (untrusted !== undefined) return { ready: false, reason: untrusted };
   try {
     // One deadline for the whole check, which a probe's own timeout must not outlast: with a
     // deadline per question, three read models and a slow store took four of them.

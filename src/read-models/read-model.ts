@@ -70,6 +70,8 @@ export class ReadModel<State> {
   #snapshotting: Promise<void> | undefined;
   /** The version of the snapshot served until a rebuild replaces it; undefined once current. */
   #interimFromVersion: number | undefined;
+  /** Each type of event this release does not know that was passed over, with its first position. */
+  readonly #passedOver = new Map<string, bigint>();
 
   constructor(projection: Projection<State>, snapshots: SnapshotStore | undefined, logger: Logger) {
     this.projection = projection;
@@ -100,6 +102,16 @@ export class ReadModel<State> {
   /** The earlier projection version whose read model is served until the rebuild swaps in this one. */
   get interimFromVersion(): number | undefined {
     return this.#interimFromVersion;
+  }
+
+  /**
+   * The types of event this release does not know (its projection's `knownEventTypes`) that the read model passed
+   * over, each with the position of its first: a newer release wrote them, and the state is not
+   * what that release's would be. Such a read model saves no snapshot, so that every start meets
+   * them again (a snapshot past them would hide them), and readiness fails while it serves.
+   */
+  get passedOver(): ReadonlyMap<string, bigint> {
+    return this.#passedOver;
   }
 
   /** Calls `listener` with each event after the state includes it; returns the unsubscription. */
@@ -160,8 +172,10 @@ export class ReadModel<State> {
     // Nothing below throws (evolve's and listeners' errors are caught), so the checkpoint moves once
     // per batch: replaying millions of events, per-event bookkeeping shows.
     this.#version += 1;
+    const known = this.projection.knownEventTypes;
     for (let i = from; i < batch.length; i++) {
       const event = batch[i]!;
+      if (known !== undefined && !known.has(event.type)) this.#passOver(event);
       try {
         this.#state = this.projection.evolve(this.#state, event);
       } catch (error) {
@@ -204,8 +218,25 @@ export class ReadModel<State> {
     this.#version += 1;
     this.#state = rebuilt.state;
     this.#interimFromVersion = undefined;
+    // A rebuild from position 0 meets what a snapshot this read model started from may have hidden.
+    for (const [type, position] of rebuilt.passedOver)
+      if (!this.#passedOver.has(type)) this.#passedOver.set(type, position);
     this.#eventsSinceSnapshot += 1;
     this.#snapshotting ??= this.saveSnapshot().finally(() => (this.#snapshotting = undefined));
+  }
+
+  #passOver(event: RecordedEvent): void {
+    if (this.#passedOver.has(event.type)) return;
+    this.#passedOver.set(event.type, event.position);
+    this.#logger.error(
+      {
+        event: 'read_model.unknown_event',
+        projection: this.projection.name,
+        type: event.type,
+        position: String(event.position),
+      },
+      'an event of a type this release does not know (a newer release wrote it?): passed over, snapshots withheld, not ready',
+    );
   }
 
   #notify(event: RecordedEvent): void {
@@ -224,6 +255,7 @@ export class ReadModel<State> {
    * A snapshot that cannot be written is logged: the read model serves on without it.
    */
   async saveSnapshot(): Promise<void> {
+    if (this.#passedOver.size > 0) return; // logged when the event was passed over
     try {
       await this.writeSnapshot();
     } catch (error) {
@@ -234,6 +266,8 @@ export class ReadModel<State> {
   /** As saveSnapshot, but rejects when the snapshot cannot be written: for a caller that wants it. */
   async writeSnapshot(): Promise<void> {
     await this.#snapshotting;
+    const unknown = describePassedOver(this.#passedOver);
+    if (unknown !== undefined) throw new PassedOverEventsError(this.projection.name, unknown);
     if (this.#snapshots === undefined || this.#checkpoint === undefined || this.#eventsSinceSnapshot === 0)
       return;
     if (this.#interimFromVersion !== undefined) return;
@@ -250,4 +284,26 @@ export class ReadModel<State> {
     };
     await this.#snapshots.save(meta, this.projection.toSnapshot(this.#state));
   }
+}
+
+/** A snapshot refused because its read model passed over events a newer release wrote. */
+export class PassedOverEventsError extends Error {
+  constructor(projection: string, unknown: string) {
+    super(`read model ${projection} passed over ${unknown}: its snapshot is not saved`);
+    this.name = 'PassedOverEventsError';
+  }
+}
+
+/**
+ * `events of a type this release does not know (PetVaccinated, first at position 42)`, naming up
+ * to three types; undefined when there are none.
+ */
+export function describePassedOver(passedOver: ReadonlyMap<string, bigint>): string | undefined {
+  if (passedOver.size === 0) return undefined;
+  const named = [...passedOver]
+    .slice(0, 3)
+    .map(([type, position]) => `${type}, first at position ${position}`)
+    .join('; ');
+  const more = passedOver.size > 3 ? `; and ${passedOver.size - 3} more types` : '';
+  return `events of a type this release does not know (${named}${more}): a newer release wrote them`;
 }

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 import type { RebuildStatus } from '../application/ports/read-models.ts';
-import { eventIdAt, ReadModel } from './read-model.ts';
+import { describePassedOver, eventIdAt, ReadModel } from './read-model.ts';
 import { Rebuild } from './rebuild.ts';
 import { RetriedFailureLog } from './retried-failure-log.ts';
 import { isFirstFormatSnapshot, type SnapshotStore } from './snapshot-file.ts';
@@ -119,6 +119,18 @@ export class ProjectionGroup {
   /** The last rebuild of a read model in this process, if any. */
   rebuildStatus(name: string): RebuildStatus | undefined {
     return this.#rebuilds.get(name)?.status;
+  }
+
+  /**
+   * Why the read models cannot be trusted, if a newer release wrote events this one does not know
+   * (see ReadModel.passedOver): for readiness. Undefined when none was met.
+   */
+  get passedOver(): string | undefined {
+    for (const readModel of this.#readModels) {
+      const unknown = describePassedOver(readModel.passedOver);
+      if (unknown !== undefined) return `read model ${readModel.projection.name} passed over ${unknown}`;
+    }
+    return undefined;
   }
 
   /** Resolves once every read model includes every event up to `position`; rejects if the group stops first. */

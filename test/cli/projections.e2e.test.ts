@@ -152,6 +152,31 @@ describe('on the store and snapshot files alone', () => {
     }
   });
 
+  it('rebuild: exits 1 and writes no snapshot, naming the event a newer release wrote that this one does not know', async () => {
+    const newer = makeTempDir();
+    try {
+      await seedDataDir(newer.dir, 3);
+      const store = openDataDirStore(newer.dir);
+      const metadata = {
+        eventId: randomUUID(),
+        occurredAt: '2026-11-27T00:00:00.000Z',
+        correlationId: 'c',
+        schemaVersion: 1,
+      };
+      await store.appendToStream('pet-2', [{ type: 'PetVaccinated', data: { id: 2 }, metadata }]);
+      await store.close();
+      const { code, stdout, stderr } = await petstore(newer.dir, ['projections', 'rebuild', 'pet-list']);
+      expect([code, stdout, stderr.trimEnd().split('\n').at(-1)]).toEqual([
+        1,
+        '',
+        'petstore projections rebuild: read model pet-list passed over events of a type this release does not know (PetVaccinated, first at position 5): a newer release wrote them: its snapshot is not saved. Rebuild it with that release, or a later one.',
+      ]);
+      expect(existsSync(path.join(newer.dir, 'snapshots', 'pet-list.snapshot'))).toBe(false);
+    } finally {
+      newer.remove();
+    }
+  });
+
   it('rebuild on a store that holds no events: says that no snapshot was written, and writes none', async () => {
     const empty = makeTempDir();
     try {

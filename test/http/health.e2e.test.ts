@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import fp from 'fastify-plugin';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { openGuard } from '../../src/http/guard.ts';
 import { startTestApp } from '../support/app.ts';
 import { openApiMismatches, type ResponseLike } from '../support/openapi.ts';
@@ -98,6 +100,38 @@ describe('while the server shuts down', () => {
     } finally {
       held.resolve();
       await closing;
+    }
+  });
+});
+
+describe('over a store a newer release wrote to', () => {
+  it('/health/ready answers 503 not_ready naming the event type this release does not know; /health/live still 200', async () => {
+    const dir = makeTempDir('petstore-newer-');
+    const store = openSqliteEventStore({ file: path.join(dir.dir, 'events.sqlite') });
+    const metadata = {
+      eventId: randomUUID(),
+      occurredAt: '2026-11-27T00:00:00.000Z',
+      correlationId: randomUUID(),
+      schemaVersion: 1,
+    };
+    await store.appendToStream('pet-1', [{ type: 'PetVaccinated', data: { id: 1 }, metadata }]);
+    await store.close();
+    const newer = await startServerProcess({ PETSTORE_DATA_DIR: dir.dir });
+    try {
+      const ready = await fetch(`${newer.url}/health/ready`);
+      expect([ready.status, await ready.json()]).toEqual([
+        503,
+        {
+          code: 'not_ready',
+          message:
+            'Not ready: read model pet-list passed over events of a type this release does not know (PetVaccinated, first at position 1): a newer release wrote them.',
+          status: 503,
+        },
+      ]);
+      expect((await fetch(`${newer.url}/health/live`)).status).toBe(200);
+    } finally {
+      await newer.kill();
+      dir.remove();
     }
   });
 });

@@ -294,6 +294,65 @@ describe('read models that meet trouble', () => {
     await group.stop();
   });
 
+  /** The counting projection of a release that writes A and B alone. */
+  const knowingAandB = (): Projection<{ count: number; seen: string[] }> => ({
+    ...countingProjection(1),
+    knownEventTypes: new Set(['A', 'B']),
+  });
+
+  it('logs each type of event its release does not know once, with its first position, and folds on', async () => {
+    const { logger: captured, lines } = capturedLogger();
+    const group = new ProjectionGroup({ store, logger: captured });
+    const readModel = group.add(knowingAandB());
+    await group.start();
+    const first = await append('A', 'Vaccinated');
+    await group.waitFor(await append('Vaccinated', 'B'));
+    expect(readModel.state.seen).toEqual(['A', 'Vaccinated', 'Vaccinated', 'B']);
+    expect(lines.filter((line) => line.event === 'read_model.unknown_event')).toEqual([
+      expect.objectContaining({
+        level: 50,
+        projection: 'counting',
+        type: 'Vaccinated',
+        position: String(first),
+      }),
+    ]);
+    await group.stop();
+  });
+
+  it('is untrusted once it passed over an event its release does not know, saying which', async () => {
+    const group = new ProjectionGroup({ store, logger });
+    group.add(knowingAandB());
+    await group.start();
+    const position = await append('A', 'Vaccinated');
+    await group.waitFor(position);
+    expect(group.passedOver).toBe(
+      `read model counting passed over events of a type this release does not know (Vaccinated, first at position ${position}): a newer release wrote them`,
+    );
+    await group.stop();
+  });
+
+  it('saves no snapshot once it passed over an event its release does not know, so that the next start meets it again', async () => {
+    const group = new ProjectionGroup({ store, snapshots, logger, snapshotEveryEvents: 1 });
+    group.add(knowingAandB());
+    await group.start();
+    await group.waitFor(await append('A', 'Vaccinated', 'B'));
+    await group.stop();
+    const again = new ProjectionGroup({ store, snapshots, logger });
+    again.add(knowingAandB());
+    await again.start();
+    expect(again.passedOver).toContain('(Vaccinated, first at position');
+    await again.stop();
+  });
+
+  it('is trusted while every event is of a type its release knows', async () => {
+    const group = new ProjectionGroup({ store, logger });
+    group.add(knowingAandB());
+    await group.start();
+    await group.waitFor(await append('A', 'B'));
+    expect(group.passedOver).toBeUndefined();
+    await group.stop();
+  });
+
   it('keeps applying events when a listener throws', async () => {
     const group = new ProjectionGroup({ store, logger });
     const readModel = group.add(countingProjection(1));
