@@ -154,9 +154,11 @@ const schema = z
     /**
      * Test only (honoured when NODE_ENV=test): `kill-between-streams` makes the embedded store kill
      * its own process (SIGKILL) half-way through an atomic append to several streams, after the
-     * first stream's events are written and before the commit, for the crash tests of orders.
+     * first stream's events are written and before the commit, for the crash tests of orders;
+     * `store-cannot-grow` keeps the embedded store's writer from growing its file, so that it fails
+     * with SQLITE_FULL once its pages are full, as on a full disk, until pages are freed.
      */
-    PETSTORE_FAILPOINT: z.enum(['kill-between-streams']).optional(),
+    PETSTORE_FAILPOINT: z.enum(['kill-between-streams', 'store-cannot-grow']).optional(),
     /** The API key `petstore projections … --url` sends to a running server (scope admin). */
     PETSTORE_API_KEY: z.string().min(1).optional(),
     /** Unset: on outside production. */
@@ -252,7 +254,7 @@ export type Config = Readonly<{
   accessLog: boolean;
   logFormat: 'json' | 'pretty' | undefined;
   /** A test's failpoint (PETSTORE_FAILPOINT), only ever set when NODE_ENV=test. */
-  failpoint: 'kill-between-streams' | undefined;
+  failpoint: 'kill-between-streams' | 'store-cannot-grow' | undefined;
   /** For the CLI's calls to a running server; the server itself never uses it. */
   apiKey: string | undefined;
 }>;

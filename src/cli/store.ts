@@ -1,10 +1,11 @@
-import { accessSync, constants, mkdirSync, statfsSync, statSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { EventStore } from '../application/ports/event-store.ts';
+import { type EventStore, StoreUnavailableError } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { withoutCredentials } from '../eventstore/kurrentdb-connection.ts';
 import { NotAnEventStoreError } from '../eventstore/sqlite-database.ts';
+import { freeBytesBeside } from '../eventstore/sqlite-unavailable.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
 import { SQLITE_FULL, SQLITE_IOERR, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { failureReason } from './failure-reason.ts';
@@ -134,6 +135,8 @@ export function storeFailure(
   error: unknown,
   freeBytes: (file: string) => number | undefined = freeBytesBeside,
 ): CommandFailure | undefined {
+  // A write the store refused for now (a full disk): said in SQLite's or the client's words, as at opening.
+  if (error instanceof StoreUnavailableError) return storeFailure(error.cause, freeBytes);
   if (error instanceof TemporalIndexFileError) {
     return new CommandFailure(
       `${error.message}: ${sqliteFailure(error.cause, () => freeBytes(described))?.reason ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,
@@ -161,16 +164,6 @@ export function storeFailure(
   return new CommandFailure(`cannot use the event store ${described}: ${failure.reason}. ${failure.advice}`, {
     cause: error,
   });
-}
-
-/** The bytes this user may still write on the file system that holds `file`; undefined if unknown. */
-function freeBytesBeside(file: string): number | undefined {
-  try {
-    const { bavail, bsize } = statfsSync(path.dirname(file));
-    return bavail * bsize;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

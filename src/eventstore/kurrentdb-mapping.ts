@@ -16,6 +16,7 @@ import {
   type NewEvent,
   type RecordedEvent,
   type StreamAppend,
+  StoreUnavailableError,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
 import { isKnownPosition, packPosition } from './kurrentdb-position.ts';
@@ -177,4 +178,28 @@ export function toMultiAppendConflict(appends: readonly StreamAppend[], error: u
     expectedOf(violation.streamName),
     violation.actualState,
   );
+}
+
+/**
+ * The client's errors that pass without a restart (its `type`), and what each says of the server:
+ * nothing answered, no answer in time, or no leader to take the request (an election under way).
+ */
+const PASSING: Readonly<Record<string, string>> = {
+  unavailable: 'cannot be reached',
+  'deadline-exceeded': 'did not answer before the deadline',
+  timeout: 'did not answer in time',
+  'not-leader': 'has no leader to take the request',
+};
+
+/**
+ * The port's StoreUnavailableError for a client error that passes (UnavailableError,
+ * DeadlineExceededError, TimeoutError, NotLeaderError); any other error as it is. `server` names the
+ * server without credentials.
+ */
+export function toStoreUnavailable(error: unknown, server: string): unknown {
+  const type = (error as { type?: unknown } | undefined)?.type;
+  const what = typeof type === 'string' && Object.hasOwn(PASSING, type) ? PASSING[type] : undefined;
+  if (what === undefined) return error;
+  const said = error instanceof Error && error.message !== '' ? ` (${error.message})` : '';
+  return new StoreUnavailableError('unreachable', `${server} ${what}${said}`, { cause: error });
 }

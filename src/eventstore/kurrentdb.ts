@@ -21,7 +21,7 @@ import {
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
 import { badAppendShape } from './append-shape.ts';
-import { invalidConnectionString } from './kurrentdb-connection.ts';
+import { invalidConnectionString, withoutCredentials } from './kurrentdb-connection.ts';
 import { packPosition, unpackPosition } from './kurrentdb-position.ts';
 import {
   type KurrentDbLog,
@@ -30,6 +30,7 @@ import {
   toEventData,
   toMultiAppendConflict,
   toRecordedEvent,
+  toStoreUnavailable,
   toStreamState,
   toWrongExpectedRevision,
 } from './kurrentdb-mapping.ts';
@@ -75,28 +76,43 @@ export function openKurrentDbEventStore(options: KurrentDbEventStoreOptions): Ev
   } catch (error) {
     throw invalidConnectionString(options.connectionString, error);
   }
-  return kurrentDbEventStore(client, options.log, options.resubscribeDelayMs ?? 100);
+  return kurrentDbEventStore(
+    client,
+    options.log,
+    options.resubscribeDelayMs ?? 100,
+    `the KurrentDB server at ${withoutCredentials(options.connectionString)}`,
+  );
 }
 
-/** The adapter over a client made elsewhere: the tests' fake clients, which record calls. */
+/**
+ * The adapter over a client made elsewhere: the tests' fake clients, which record calls. `server`
+ * names the server in the details of a StoreUnavailableError.
+ */
 export function kurrentDbEventStore(
   client: KurrentDBClient,
   log: KurrentDbLog,
   resubscribeDelayMs = 100,
+  server = 'the KurrentDB server',
 ): EventStore {
-  return new KurrentDbEventStore(client, log, resubscribeDelayMs);
+  return new KurrentDbEventStore(client, log, resubscribeDelayMs, server);
 }
 
+/**
+ * Appends, stream reads and the head throw StoreUnavailableError where the server cannot be reached
+ * or does not answer in time (see toStoreUnavailable); subscriptions resubscribe instead.
+ */
 class KurrentDbEventStore implements EventStore {
   readonly #client: KurrentDBClient;
   readonly #log: KurrentDbLog;
   readonly #resubscribeDelayMs: number;
+  readonly #server: string;
   readonly #subscriptions = new Set<Subscription>();
 
-  constructor(client: KurrentDBClient, log: KurrentDbLog, resubscribeDelayMs: number) {
+  constructor(client: KurrentDBClient, log: KurrentDbLog, resubscribeDelayMs: number, server: string) {
     this.#client = client;
     this.#log = log;
     this.#resubscribeDelayMs = resubscribeDelayMs;
+    this.#server = server;
   }
 
   async appendToStream(
@@ -126,7 +142,7 @@ class KurrentDbEventStore implements EventStore {
     } catch (error) {
       if (error instanceof WrongExpectedVersionError)
         throw toWrongExpectedRevision(streamName, expected, error);
-      throw error;
+      throw toStoreUnavailable(error, this.#server);
     }
   }
 
@@ -149,7 +165,7 @@ class KurrentDbEventStore implements EventStore {
         })),
       );
     } catch (error) {
-      throw toMultiAppendConflict(appends, error);
+      throw toStoreUnavailable(toMultiAppendConflict(appends, error), this.#server);
     }
     const revisions = appends.map(
       (append) => result.responses.find((response) => response.streamName === append.streamName)!.revision,
@@ -180,7 +196,7 @@ class KurrentDbEventStore implements EventStore {
         if (resolved.event) return resolved.event.revision;
       }
     } catch (error) {
-      if (!(error instanceof StreamNotFoundError)) throw error;
+      if (!(error instanceof StreamNotFoundError)) throw toStoreUnavailable(error, this.#server);
     }
     return 'no_stream';
   }
@@ -204,7 +220,7 @@ class KurrentDbEventStore implements EventStore {
       }
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
-      throw error;
+      throw toStoreUnavailable(error, this.#server);
     }
     return events;
   }
@@ -286,8 +302,12 @@ class KurrentDbEventStore implements EventStore {
       filter: excludeSystemEvents(),
       requiresLeader: true,
     });
-    for await (const resolved of read) {
-      if (resolved.event) return packPosition(resolved.event.position);
+    try {
+      for await (const resolved of read) {
+        if (resolved.event) return packPosition(resolved.event.position);
+      }
+    } catch (error) {
+      throw toStoreUnavailable(error, this.#server);
     }
     return undefined;
   }

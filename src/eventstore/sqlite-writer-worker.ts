@@ -14,12 +14,15 @@ import type { FromWriter, ToWriter, WireConflict, WireError, WireValue } from '.
 export type WriterData = {
   readonly file: string;
   /** Tests only: see PETSTORE_FAILPOINT in src/config.ts. */
-  readonly failpoint: 'kill-between-streams' | undefined;
+  readonly failpoint: 'kill-between-streams' | 'store-cannot-grow' | undefined;
 };
 
 const { file, failpoint } = workerData as WriterData;
 const port = parentPort!;
 const db = openSqliteDatabase(file);
+// SQLite raises the limit to the file's size, then to whatever size other connections give it: this
+// writer fills the pages the file has and then fails with SQLITE_FULL, as on a full disk.
+if (failpoint === 'store-cannot-grow') db.exec('PRAGMA max_page_count = 1');
 const streamHead = db.prepare('SELECT MAX(revision) FROM events WHERE stream = ?');
 streamHead.setReturnArrays(true);
 const insert = db.prepare(

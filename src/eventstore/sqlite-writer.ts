@@ -4,6 +4,7 @@ import {
   type StreamAppend,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
+import { sqliteStoreUnavailable } from './sqlite-unavailable.ts';
 import type { FromWriter, ToWriter, WireError, WireValue } from './sqlite-writer-protocol.ts';
 import type { WriterData } from './sqlite-writer-worker.ts';
 
@@ -142,9 +143,11 @@ export class SqliteWriter {
         }
         this.#onCommit();
         return;
-      case 'failed':
-        for (const id of message.ids) this.#take(id).reject(toError(message.error));
+      case 'failed': {
+        const error = this.#storeError(message.error);
+        for (const id of message.ids) this.#take(id).reject(error);
         return;
+      }
       case 'closed':
         this.#closed.resolve();
         return;
@@ -168,6 +171,12 @@ export class SqliteWriter {
     this.#pending.delete(id);
     if (this.#pending.size === 0) this.#worker?.unref();
     return pending;
+  }
+
+  /** A failure of SQLite's, as the port's StoreUnavailableError when it passes (a full disk…). */
+  #storeError(wire: WireError): Error {
+    const error = toError(wire);
+    return sqliteStoreUnavailable(error, this.#workerData.file) ?? error;
   }
 
   /** The thread failed or stopped: nothing in flight was acknowledged, and nothing more will be. */

@@ -51,7 +51,7 @@ export type SqliteEventStoreOptions = {
    */
   readonly readBatchSize?: number;
   /** Tests only: see PETSTORE_FAILPOINT in src/config.ts. */
-  readonly failpoint?: 'kill-between-streams';
+  readonly failpoint?: 'kill-between-streams' | 'store-cannot-grow';
 };
 
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {

@@ -48,6 +48,9 @@ export const ERROR_CODES = [
   'not_acceptable',
   'expectation_failed',
   'too_many_streams',
+
+  // A store that cannot take a write for now: a full disk, a held write lock, KurrentDB unreachable
+  'store_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { StoreUnavailableError } from '../../src/application/ports/event-store.ts';
 import { prepareStore, storeFailure } from '../../src/cli/store.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -31,6 +32,22 @@ describe('a store SQLite fails to open with an I/O error', () => {
   it('on a file system with space left: the disk failed', () => {
     expect(storeFailure(shmSizeError, () => 1 << 20)?.message).toBe(
       `cannot use the event store ${store}: the disk failed to read or write it (SQLite: disk I/O error). Check the disk; if the file itself is damaged, restore it from a backup.`,
+    );
+  });
+});
+
+describe('a write the store refused for now (StoreUnavailableError)', () => {
+  it('is said in SQLite’s words, as at opening: a command that writes to a full disk says the disk is full', () => {
+    const full = Object.assign(new Error('database or disk is full'), {
+      code: 'ERR_SQLITE_ERROR',
+      errcode: 13,
+      errstr: 'database or disk is full',
+    });
+    const refused = new StoreUnavailableError('disk_full', `the disk holding ${temp.dir} is full`, {
+      cause: full,
+    });
+    expect(storeFailure(refused)?.message).toBe(
+      `cannot use the event store ${store}: the disk is full (SQLite: database or disk is full). Free some space on its file system.`,
     );
   });
 });

@@ -2,7 +2,9 @@ import { Readable } from 'node:stream';
 import {
   AppendConsistencyViolationError,
   BACKWARDS,
+  DeadlineExceededError,
   END,
+  UnavailableError,
   type AllStreamResolvedEvent,
   type AllStreamSubscription,
   type KurrentDBClient,
@@ -11,7 +13,11 @@ import {
   type SubscribeToAllOptions,
 } from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
-import { type RecordedEvent, WrongExpectedRevisionError } from '../../src/application/ports/event-store.ts';
+import {
+  type RecordedEvent,
+  StoreUnavailableError,
+  WrongExpectedRevisionError,
+} from '../../src/application/ports/event-store.ts';
 import { kurrentDbEventStore } from '../../src/eventstore/kurrentdb.ts';
 import { packPosition } from '../../src/eventstore/kurrentdb-position.ts';
 
@@ -279,5 +285,43 @@ describe('KurrentDB adapter, with a fake KurrentDB client that records calls', (
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(WrongExpectedRevisionError);
     expect(failure).toMatchObject({ streamName: 'pet-3', expected: 4n, actual: 6n });
+  });
+
+  it('rejects an append the server did not answer in time with StoreUnavailableError (a 503), not the client’s error', async () => {
+    const client = {
+      appendToStream: async () => {
+        throw new DeadlineExceededError({ message: '4 DEADLINE_EXCEEDED: Deadline exceeded' } as never);
+      },
+    } as unknown as KurrentDBClient;
+    const event = {
+      type: 'PetCreated',
+      data: { id: 1, name: 'Rex' },
+      metadata: { eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11', occurredAt: 't', correlationId: 'c' },
+    };
+    const failure = await kurrentDbEventStore(client, log)
+      .appendToStream('pet-1', [event as never], { expectedRevision: 'no_stream' })
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
+    expect(failure).toMatchObject({ reason: 'unreachable', status: 503 });
+  });
+
+  it('rejects a multi-stream append to a server out of reach with StoreUnavailableError', async () => {
+    const client = {
+      multiStreamAppend: async () => {
+        throw new UnavailableError({ message: '14 UNAVAILABLE: No connection established' } as never);
+      },
+    } as unknown as KurrentDBClient;
+    const event = (type: string) => ({
+      type,
+      data: {},
+      metadata: { eventId: 'e', occurredAt: 't', correlationId: 'c' },
+    });
+    const failure = await kurrentDbEventStore(client, log)
+      .appendToStreams([
+        { streamName: 'order-7', events: [event('OrderPlaced') as never], expectedRevision: 'no_stream' },
+        { streamName: 'pet-3', events: [event('PetStatusChanged') as never], expectedRevision: 4n },
+      ])
+      .catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(StoreUnavailableError);
   });
 });

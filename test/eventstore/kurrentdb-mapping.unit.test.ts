@@ -1,15 +1,28 @@
-import { ANY, NO_STREAM, STREAM_EXISTS, WrongExpectedVersionError } from '@kurrent/kurrentdb-client';
+import {
+  ANY,
+  DeadlineExceededError,
+  NO_STREAM,
+  NotLeaderError,
+  STREAM_EXISTS,
+  StreamDeletedError,
+  UnavailableError,
+  WrongExpectedVersionError,
+} from '@kurrent/kurrentdb-client';
 import { describe, expect, it } from 'vitest';
 import type { RecordedEvent as KurrentRecordedEvent } from '@kurrent/kurrentdb-client';
 import { packPosition } from '../../src/eventstore/kurrentdb-position.ts';
 import {
   positionOf,
   toEventData,
+  toStoreUnavailable,
   toStreamState,
   toWrongExpectedRevision,
   whyUnreadable,
 } from '../../src/eventstore/kurrentdb-mapping.ts';
-import { WrongExpectedRevisionError } from '../../src/application/ports/event-store.ts';
+import {
+  StoreUnavailableError,
+  WrongExpectedRevisionError,
+} from '../../src/application/ports/event-store.ts';
 
 const metadata = {
   eventId: '0b7f2a52-54a4-4c38-9a55-2f7b0b6f1e11',
@@ -42,6 +55,39 @@ describe('KurrentDB mapping', () => {
       metadata: { ...metadata, eventId: 'not-a-uuid' },
     });
     expect(data.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it.each([
+    [
+      new UnavailableError({ message: '14 UNAVAILABLE: No connection established' } as never),
+      'cannot be reached (14 UNAVAILABLE: No connection established)',
+    ],
+    [
+      new DeadlineExceededError({ message: '4 DEADLINE_EXCEEDED: Deadline exceeded' } as never),
+      'did not answer before the deadline (4 DEADLINE_EXCEEDED: Deadline exceeded)',
+    ],
+    [
+      new NotLeaderError({
+        message: 'Leader info available',
+        metadata: { 'leader-endpoint-host': 'db-2', 'leader-endpoint-port': '2113' },
+      } as never),
+      'has no leader to take the request (Leader info available)',
+    ],
+  ])('makes the client’s %o a StoreUnavailableError, retried after 2 s', (error, what) => {
+    const unavailable = toStoreUnavailable(error, 'the KurrentDB server at kurrentdb://db:2113');
+    expect(unavailable).toBeInstanceOf(StoreUnavailableError);
+    expect(unavailable).toMatchObject({
+      status: 503,
+      code: 'store_unavailable',
+      reason: 'unreachable',
+      detail: `the KurrentDB server at kurrentdb://db:2113 ${what}`,
+      headers: { 'Retry-After': '2' },
+    });
+  });
+
+  it('leaves the client’s other errors as they are', () => {
+    const deleted = StreamDeletedError.fromStreamName('pet-1');
+    expect(toStoreUnavailable(deleted, 'the KurrentDB server')).toBe(deleted);
   });
 
   it('reports a conflict on a missing stream as actual no_stream', () => {

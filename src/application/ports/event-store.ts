@@ -9,6 +9,7 @@
  */
 
 export type { EventMetadata } from '../../shared/event-metadata.ts';
+import { AppError } from '../../shared/errors.ts';
 import type { EventMetadata } from '../../shared/event-metadata.ts';
 
 export type NewEvent = {
@@ -130,6 +131,58 @@ export interface EventStore {
   /** Position of the last event in the store, or undefined for an empty store. */
   headPosition(): Promise<bigint | undefined>;
   close(): Promise<void>;
+}
+
+/**
+ * Why a store cannot take a write for now, each cured without a restart: space freed on the disk,
+ * the other process's write lock released, the KurrentDB server reachable (or a leader elected).
+ */
+export type StoreUnavailableReason = 'disk_full' | 'write_lock_held' | 'unreachable';
+
+/** What a client may wait before retrying, by reason: a full disk waits for an operator. */
+const RETRY_AFTER_SECONDS: Record<StoreUnavailableReason, number> = {
+  disk_full: 10,
+  write_lock_held: 1,
+  unreachable: 2,
+};
+
+/** The reason in words for a public probe: no file name, no address. */
+const SUMMARIES: Record<StoreUnavailableReason, string> = {
+  disk_full: 'its disk is full',
+  write_lock_held: 'another process holds its write lock',
+  unreachable: 'it cannot be reached or did not answer in time',
+};
+
+/**
+ * An append (or a read) the store refused for a reason that passes: a 503 with `Retry-After`, never
+ * a 500, since the request is sound and a retry later succeeds. Adapters throw it in place of their
+ * own errors (SQLITE_FULL, SQLITE_BUSY, the KurrentDB client's UnavailableError…); a store that is
+ * damaged is not unavailable but broken, and fails as before. For the embedded store nothing of
+ * the append was written; for KurrentDB, an append that timed out may have been: a create retried
+ * with the same Idempotency-Key is made once either way.
+ */
+export class StoreUnavailableError extends AppError {
+  readonly reason: StoreUnavailableReason;
+  /** For operators: what failed, where (the store's folder), in the store's own words. */
+  readonly detail: string;
+
+  constructor(reason: StoreUnavailableReason, detail: string, options: { readonly cause?: unknown } = {}) {
+    const retryAfter = RETRY_AFTER_SECONDS[reason];
+    super(
+      'store_unavailable',
+      503,
+      `The event store cannot take this request right now; retry it after ${retryAfter} s (Retry-After).`,
+      { 'Retry-After': String(retryAfter) },
+    );
+    this.reason = reason;
+    this.detail = detail;
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+
+  /** The reason in words a public readiness probe may show. */
+  get summary(): string {
+    return SUMMARIES[this.reason];
+  }
 }
 
 export class WrongExpectedRevisionError extends Error {
