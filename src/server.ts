@@ -6,7 +6,9 @@ import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { apiKeyGuard } from './http/guard.ts';
 import { loadObservability, type ObservabilityOptions } from './observability/index.ts';
+import { observeAppends } from './observability/observed-store.ts';
 import { storeReadiness } from './observability/readiness.ts';
+import { type StoreWrites, watchStoreWrites } from './observability/store-writes.ts';
 import { startService } from './service.ts';
 import { systemClock } from './shared/context.ts';
 
@@ -42,8 +44,12 @@ export async function startServer(
   const started = Date.now();
   const observability = await loadObservability(config, { ...options.observability, logger });
   const listening = Promise.withResolvers<void>();
+  let writes: StoreWrites | undefined;
   const service = await startService(config, logger, {
-    wrapStore: (store) => observability.wrapStore(store),
+    wrapStore: (store) => {
+      writes = watchStoreWrites(store, logger, systemClock);
+      return observability.wrapStore(observeAppends(store, writes.observer));
+    },
     backgroundAfter: listening.promise,
     ...(options.counters === undefined ? {} : { counters: options.counters }),
   });
@@ -63,6 +69,7 @@ export async function startServer(
       maxLagMs: config.readinessMaxLagMs,
       untrusted: () => service.readModels.passedOver,
       clock: systemClock,
+      ...(writes && { writes }),
     }),
     observers: observability.httpObservers,
     graphqlObservers: observability.graphqlObservers,

@@ -312,6 +312,11 @@ class KurrentDbEventStore implements EventStore {
     return undefined;
   }
 
+  /** The leader answers a read: as much as can be told without writing. */
+  async checkWritable(): Promise<void> {
+    await this.headPosition();
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.#subscriptions].map((subscription) => subscription.close()));
     await this.#client.dispose();

@@ -19,6 +19,8 @@ export type WireValue = string | number | bigint;
 
 export type ToWriter =
   | { readonly kind: 'appends'; readonly appends: readonly WireValue[] }
+  /** Take the write lock as an append would, measure the room left, let go: answer `probed`. */
+  | { readonly kind: 'probe' }
   /** Commit what came before, close the connection, answer `closed`. */
   | { readonly kind: 'close' };
 
@@ -47,4 +49,11 @@ export type FromWriter =
     }
   /** The transaction failed as a whole (disk full, I/O): none of these appends was written. */
   | { readonly kind: 'failed'; readonly ids: readonly number[]; readonly error: WireError }
+  /**
+   * A probe's answer, in the order probes were sent: the bytes the file may still grow by (pages
+   * under SQLite's page limit, free pages included; the disk's own room is the main thread's to
+   * measure), or the error that taking the write lock met.
+   */
+  | { readonly kind: 'probed'; readonly roomBytes: number }
+  | { readonly kind: 'probed'; readonly error: WireError }
   | { readonly kind: 'closed' };

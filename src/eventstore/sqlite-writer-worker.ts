@@ -34,14 +34,21 @@ port.on('message', (first: ToWriter) => {
   // Everything the main thread sent while the last commit was being fsynced joins this one.
   const batches: (readonly WireValue[])[] = [];
   let closing = false;
+  let probes = 0;
   for (let message: ToWriter | undefined = first; message !== undefined;) {
     if (message.kind === 'close') closing = true;
+    else if (message.kind === 'probe') probes += 1;
     else batches.push(message.appends);
     message = receiveMessageOnPort(port)?.message as ToWriter | undefined;
   }
   if (batches.length > 0) {
     const result = commit(batches);
     port.postMessage(result, result.kind === 'committed' ? [result.written.buffer as ArrayBuffer] : []);
+  }
+  // After the appends that came with them: a probe answers for the store as the next append finds it.
+  if (probes > 0) {
+    const answer = probe();
+    for (let i = 0; i < probes; i++) port.postMessage(answer);
   }
   if (closing) {
     db.close();
@@ -67,6 +74,24 @@ function commit(batches: readonly (readonly WireValue[])[]): FromWriter {
     return { kind: 'failed', ids: batches.flatMap(appendIds), error: wireError(error) };
   }
   return { kind: 'committed', written: BigInt64Array.from(written), conflicts };
+}
+
+/**
+ * Whether an append could be made now, without making one: the write lock is taken as an append
+ * takes it (waiting out the busy timeout), and the room the file may still grow by is measured.
+ */
+function probe(): FromWriter {
+  try {
+    db.exec('BEGIN IMMEDIATE');
+    const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get()!)[0]);
+    const pages = pragma('max_page_count') - pragma('page_count') + pragma('freelist_count');
+    const roomBytes = pages * pragma('page_size');
+    db.exec('ROLLBACK');
+    return { kind: 'probed', roomBytes };
+  } catch (error) {
+    if (db.isTransaction) db.exec('ROLLBACK');
+    return { kind: 'probed', error: wireError(error) };
+  }
 }
 
 type StreamAt = { readonly name: string; readonly events: number; readonly current: bigint | 'no_stream' };

@@ -1,10 +1,12 @@
+import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import {
   type MultiAppendResult,
   type StreamAppend,
+  StoreUnavailableError,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
-import { sqliteStoreUnavailable } from './sqlite-unavailable.ts';
+import { freeBytesBeside, sqliteStoreUnavailable } from './sqlite-unavailable.ts';
 import type { FromWriter, ToWriter, WireError, WireValue } from './sqlite-writer-protocol.ts';
 import type { WriterData } from './sqlite-writer-worker.ts';
 
@@ -17,10 +19,16 @@ const WRITER_MODULE = new URL(
   import.meta.url,
 );
 
-type Pending = {
-  readonly resolve: (result: MultiAppendResult) => void;
+type Pending<T = MultiAppendResult> = {
+  readonly resolve: (result: T) => void;
   readonly reject: (error: unknown) => void;
 };
+
+/**
+ * The room a probe must find, on the disk and under SQLite's page limit alike, for the store to take
+ * writes again: a few hundred events. Less, and the next append would most likely fail as well.
+ */
+export const PROBE_MIN_ROOM_BYTES = 256 * 1024;
 
 export type SqliteWriterOptions = WriterData & {
   /** Runs after each commit, once the appends in it are resolved: wakes this process's readers. */
@@ -41,6 +49,8 @@ export class SqliteWriter {
   #worker: Worker | undefined;
   readonly #onCommit: () => void;
   readonly #pending = new Map<number, Pending>();
+  /** Probes sent, answered in the order they were sent. */
+  readonly #probes: Pending<void>[] = [];
   readonly #closed = Promise.withResolvers<void>();
   #queue: WireValue[] = [];
   #nextId = 1;
@@ -89,6 +99,21 @@ export class SqliteWriter {
     });
   }
 
+  /**
+   * Resolves when an append could be made now: the writer takes the write lock and finds room to
+   * grow the file by PROBE_MIN_ROOM_BYTES, on the disk too. Rejects with StoreUnavailableError
+   * when not. Writes nothing.
+   */
+  probe(): Promise<void> {
+    if (this.#failure !== undefined) return Promise.reject(this.#failure);
+    if (this.#closing !== undefined) return Promise.reject(new Error('The event store is closed.'));
+    return new Promise((resolve, reject) => {
+      this.#probes.push({ resolve, reject });
+      this.#started().ref();
+      this.#started().postMessage({ kind: 'probe' } satisfies ToWriter);
+    });
+  }
+
   /** Appends the append to the queue, laid out as sqlite-writer-protocol.ts says. */
   #encode(id: number, appends: readonly StreamAppend[]): void {
     const queue = this.#queue;
@@ -131,7 +156,7 @@ export class SqliteWriter {
   }
 
   #onMessage(message: FromWriter): void {
-    if (message.kind !== 'closed') {
+    if (message.kind === 'committed' || message.kind === 'failed') {
       this.#committing = false;
       this.#send(); // what waited during that commit goes into the next one
     }
@@ -146,6 +171,14 @@ export class SqliteWriter {
       case 'failed': {
         const error = this.#storeError(message.error);
         for (const id of message.ids) this.#take(id).reject(error);
+        return;
+      }
+      case 'probed': {
+        const probe = this.#probes.shift()!;
+        this.#releaseIfIdle();
+        if ('error' in message) probe.reject(this.#storeError(message.error));
+        else if (this.#roomOf(message.roomBytes) < PROBE_MIN_ROOM_BYTES) probe.reject(this.#noRoom());
+        else probe.resolve();
         return;
       }
       case 'closed':
@@ -169,8 +202,13 @@ export class SqliteWriter {
   #take(id: number): Pending {
     const pending = this.#pending.get(id)!;
     this.#pending.delete(id);
-    if (this.#pending.size === 0) this.#worker?.unref();
+    this.#releaseIfIdle();
     return pending;
+  }
+
+  /** Nothing in flight: the thread no longer keeps the process alive. */
+  #releaseIfIdle(): void {
+    if (this.#pending.size === 0 && this.#probes.length === 0) this.#worker?.unref();
   }
 
   /** A failure of SQLite's, as the port's StoreUnavailableError when it passes (a full disk…). */
@@ -179,11 +217,24 @@ export class SqliteWriter {
     return sqliteStoreUnavailable(error, this.#workerData.file) ?? error;
   }
 
+  /** The bytes the file may grow by: under SQLite's page limit, and on the disk. */
+  #roomOf(pageRoomBytes: number): number {
+    return Math.min(pageRoomBytes, freeBytesBeside(this.#workerData.file) ?? Number.POSITIVE_INFINITY);
+  }
+
+  #noRoom(): StoreUnavailableError {
+    return new StoreUnavailableError(
+      'disk_full',
+      `the disk holding ${path.dirname(this.#workerData.file)} is still full (under ${PROBE_MIN_ROOM_BYTES / 1024} KiB to grow the store by)`,
+    );
+  }
+
   /** The thread failed or stopped: nothing in flight was acknowledged, and nothing more will be. */
   #fail(error: Error): void {
     this.#failure ??= error;
     for (const pending of this.#pending.values()) pending.reject(error);
     this.#pending.clear();
+    for (const probe of this.#probes.splice(0)) probe.reject(error);
     this.#queue = [];
     this.#closed.resolve();
   }

@@ -178,6 +178,11 @@ class SqliteEventStore implements EventStore {
     return max === null ? undefined : BigInt(max);
   }
 
+  checkWritable(): Promise<void> {
+    if (this.#closing !== undefined) return Promise.reject(new Error('The event store is closed.'));
+    return this.#writer.probe();
+  }
+
   #wakeListeners(): void {
     for (const notify of this.#listeners) notify();
   }

@@ -1,6 +1,7 @@
 import type { EventStore } from '../application/ports/event-store.ts';
 import type { Clock } from '../shared/context.ts';
 import { lagMs, type StoreReader } from './lag.ts';
+import type { StoreWrites } from './store-writes.ts';
 
 export type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
 
@@ -15,11 +16,14 @@ export type ReadinessOptions = {
   readonly untrusted?: () => string | undefined;
   /** A store that takes longer to answer counts as not answering. */
   readonly timeoutMs?: number;
+  /** Whether this process's appends find the store taking writes (see store-writes.ts). */
+  readonly writes?: Pick<StoreWrites, 'refusal' | 'probe'>;
 };
 
 /**
  * Ready when the read models can be trusted (`untrusted`), the store answers every question of the
- * check within the timeout, all of them together, and every read model is within `maxLagMs` of it.
+ * check within the timeout, all of them together, takes writes (after an append it refused, until
+ * a probe or an append finds it writable again), and every read model is within `maxLagMs` of it.
  * Checks that overlap share one run: probes cost the store one query each, however many arrive.
  */
 export function storeReadiness(options: ReadinessOptions): () => Promise<Readiness> {
@@ -43,6 +47,8 @@ async function check(options: ReadinessOptions): Promise<Readiness> {
 }
 
 async function lags(options: ReadinessOptions): Promise<Readiness> {
+  const refused = await writesRefused(options.writes);
+  if (refused !== undefined) return refused;
   await options.store.headPosition();
   const readers = options.readers();
   const nowMs = options.clock.nowMs();
@@ -53,6 +59,12 @@ async function lags(options: ReadinessOptions): Promise<Readiness> {
     ready: false,
     reason: `read model ${readers[lagging]!.name} is ${(lags[lagging]! / 1000).toFixed(1)} s behind the event store (the limit is ${options.maxLagMs / 1000} s)`,
   };
+}
+
+/** Not ready while an append found the store refusing writes and a probe finds it still does. */
+async function writesRefused(writes: ReadinessOptions['writes']): Promise<Readiness | undefined> {
+  if (writes?.refusal() === undefined || (await writes.probe())) return undefined;
+  return { ready: false, reason: `the event store refuses writes: ${writes.refusal()?.summary}` };
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {

@@ -227,6 +227,12 @@ export function describeEventStoreConformance(adapterName: string, open: () => P
       expect(await store.headPosition()).toBe(result.position);
     });
 
+    it('says a store that takes appends can take a write, without writing anything', async () => {
+      const head = await store.headPosition();
+      await expect(store.checkWritable()).resolves.toBeUndefined();
+      expect(await store.headPosition()).toBe(head);
+    });
+
     it('gives every event of one append consecutive revisions and increasing positions', async () => {
       const name = stream();
       const head = await store.headPosition();

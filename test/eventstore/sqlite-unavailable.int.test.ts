@@ -159,4 +159,14 @@ describe('an embedded store that cannot grow (PETSTORE_FAILPOINT=store-cannot-gr
     );
     expect([await store.headPosition(), await store.readStream('pet-refused')]).toEqual([head, []]);
   });
+
+  it('says it cannot take a write while full, and takes appends again once pages are freed', async () => {
+    await fill();
+    await expect(store.checkWritable()).rejects.toBeInstanceOf(StoreUnavailableError);
+    side.exec('DELETE FROM ballast');
+    await expect(store.checkWritable()).resolves.toBeUndefined();
+    await expect(store.appendToStream('pet-after', [newEvent()])).resolves.toMatchObject({
+      nextExpectedRevision: 0n,
+    });
+  });
 });

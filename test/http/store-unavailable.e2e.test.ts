@@ -9,8 +9,8 @@ import { makeTempDir } from '../support/temp-dir.ts';
  * A real server process whose embedded store cannot grow (PETSTORE_FAILPOINT=store-cannot-grow):
  * once the pages its file has are full, SQLite answers every append SQLITE_FULL, as on a full disk,
  * until the test frees pages (a table of its own, the "ballast"). The store cannot take writes for
- * now: REST and GraphQL answer 503 store_unavailable with Retry-After, and everything comes back
- * without a restart.
+ * now: REST and GraphQL answer 503 store_unavailable with Retry-After, the process is not ready,
+ * the log says so once, and everything comes back without a restart.
  */
 
 let temp: ReturnType<typeof makeTempDir>;
@@ -111,8 +111,37 @@ describe('a store that cannot take writes (its pages full)', () => {
     ]);
   });
 
+  it('is not ready, and says why', async () => {
+    const response = await fetch(`${server.url}/health/ready`);
+    expect([response.status, await response.json()]).toEqual([
+      503,
+      {
+        code: 'not_ready',
+        message: 'Not ready: the event store refuses writes: its disk is full.',
+        status: 503,
+      },
+    ]);
+  });
+
+  it('logs the refusal once, naming its cause, and no refused write as an unexpected error', () => {
+    const lines = server.output.filter(
+      (line) => line.includes('refuses writes') || line.includes('unexpected'),
+    );
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0]!)).toMatchObject({
+      level: 40,
+      reason: 'disk_full',
+      detail: `the disk holding ${temp.dir} is full (SQLite: database or disk is full)`,
+    });
+  });
+
   describe('once pages are freed', () => {
     beforeAll(() => ballast.exec('DELETE FROM ballast'));
+
+    it('is ready again, with no write in between', async () => {
+      const response = await fetch(`${server.url}/health/ready`);
+      expect([response.status, await response.json()]).toEqual([200, { status: 'ok' }]);
+    });
 
     it('creates the pet a refused request asked for when it is retried with its Idempotency-Key', async () => {
       const retried = await createPet(refusedRequest.name, refusedRequest.key);

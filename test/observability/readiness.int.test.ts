@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { DatabaseSync } from 'node:sqlite';
+import { type EventStore, StoreUnavailableError } from '../../src/application/ports/event-store.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { observeAppends } from '../../src/observability/observed-store.ts';
 import { storeReadiness } from '../../src/observability/readiness.ts';
+import { watchStoreWrites } from '../../src/observability/store-writes.ts';
+import { capturedLogger } from '../support/captured-logger.ts';
 import { controlledClock } from '../support/guarded-app.ts';
 import { storeWith } from '../support/store-with.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
@@ -101,6 +105,94 @@ describe('readiness', () => {
     expect(state.ready).toBe(false);
     expect(state).toMatchObject({
       reason: expect.stringMatching(/^the event store does not answer \(.+\)$/),
+    });
+  });
+
+  describe('on a store that refuses writes (its pages full, PETSTORE_FAILPOINT=store-cannot-grow)', () => {
+    let full: EventStore;
+    let side: DatabaseSync;
+    beforeEach(() => {
+      const file = path.join(temp.dir, 'full.sqlite');
+      full = openSqliteEventStore({ file, failpoint: 'store-cannot-grow' });
+      side = new DatabaseSync(file);
+      side.exec('CREATE TABLE ballast (b BLOB)');
+      for (let i = 0; i < 100; i++) side.exec('INSERT INTO ballast VALUES (zeroblob(4000))');
+    });
+    afterEach(async () => {
+      side.close();
+      await full.close();
+    });
+
+    /** The store as the server wires it: appends seen by the watch, readiness asking it. */
+    function watched() {
+      const { logger, lines } = capturedLogger();
+      const writes = watchStoreWrites(full, logger, controlledClock(NOW));
+      const store = observeAppends(full, writes.observer);
+      const ready = storeReadiness({
+        store,
+        readers: () => [],
+        maxLagMs: 10_000,
+        clock: controlledClock(NOW),
+        writes,
+      });
+      return { store, ready, lines };
+    }
+
+    async function appendUntilRefused(store: EventStore): Promise<void> {
+      for (let i = 0; i < 10_000; i++) {
+        const refused = await store
+          .appendToStream(`pet-${randomUUID()}`, [
+            {
+              type: 'PetCreated',
+              data: {},
+              metadata: {
+                eventId: randomUUID(),
+                occurredAt: new Date(NOW).toISOString(),
+                correlationId: 'c',
+                schemaVersion: 1,
+              },
+            },
+          ])
+          .then(
+            () => false,
+            (error: unknown) => error instanceof StoreUnavailableError,
+          );
+        if (refused) return;
+      }
+      throw new Error('the store never refused an append');
+    }
+
+    it('is not ready once an append was refused, naming the failure without the store’s path', async () => {
+      const { store, ready } = watched();
+      expect(await ready()).toEqual({ ready: true });
+      await appendUntilRefused(store);
+      expect(await ready()).toEqual({
+        ready: false,
+        reason: 'the event store refuses writes: its disk is full',
+      });
+    });
+
+    it('is ready again once a probe finds room, with no append in between', async () => {
+      const { store, ready } = watched();
+      await appendUntilRefused(store);
+      side.exec('DELETE FROM ballast');
+      expect(await ready()).toEqual({ ready: true });
+    });
+
+    it('logs one warning when the store starts refusing writes and one line when it takes them again', async () => {
+      const { store, ready, lines } = watched();
+      await appendUntilRefused(store);
+      await appendUntilRefused(store);
+      await ready();
+      side.exec('DELETE FROM ballast');
+      await ready();
+      expect(lines.map((line) => [line.level, line.msg])).toEqual([
+        [
+          40,
+          `the event store refuses writes: the disk holding ${temp.dir} is full (SQLite: database or disk is full); writes are answered 503 store_unavailable and this process is not ready until it takes them again`,
+        ],
+        [30, 'the event store takes writes again (a probe succeeded)'],
+      ]);
     });
   });
 });

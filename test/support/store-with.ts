@@ -12,6 +12,7 @@ export function storeWith(store: EventStore, overrides: Partial<EventStore>): Ev
     readAll: (...args) => store.readAll(...args),
     subscribeToAll: (...args) => store.subscribeToAll(...args),
     headPosition: () => store.headPosition(),
+    checkWritable: () => store.checkWritable(),
     close: () => store.close(),
     ...overrides,
   };

@@ -130,6 +130,11 @@ export interface EventStore {
   subscribeToAll(options?: SubscribeToAllOptions): Subscription;
   /** Position of the last event in the store, or undefined for an empty store. */
   headPosition(): Promise<bigint | undefined>;
+  /**
+   * Resolves when the store can take a write now, without writing anything; rejects with
+   * `StoreUnavailableError` when it cannot. Cheap: readiness asks it while appends are refused.
+   */
+  checkWritable(): Promise<void>;
   close(): Promise<void>;
 }
 

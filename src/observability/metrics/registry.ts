@@ -39,7 +39,7 @@ export function createMetrics() {
     }),
     appendDuration: new Histogram({
       name: 'petstore_eventstore_append_duration_seconds',
-      help: 'Appends to the event store, until durable, by result (ok, wrong_expected_revision, error).',
+      help: 'Appends to the event store, until durable, by result (ok, wrong_expected_revision; unavailable: refused for now, a full disk, a held write lock, KurrentDB out of reach, answered 503; error).',
       labelNames: ['result'] as const,
       buckets: SECONDS,
       registers,

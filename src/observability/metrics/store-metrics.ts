@@ -1,4 +1,4 @@
-import { WrongExpectedRevisionError } from '../../application/ports/event-store.ts';
+import { StoreUnavailableError, WrongExpectedRevisionError } from '../../application/ports/event-store.ts';
 import type { AppendObserver } from '../observed-store.ts';
 import type { Metrics } from './registry.ts';
 
@@ -12,8 +12,14 @@ export function appendMetrics(metrics: Metrics): AppendObserver {
       stop({ result: 'ok' });
       return result;
     } catch (error) {
-      stop({ result: error instanceof WrongExpectedRevisionError ? 'wrong_expected_revision' : 'error' });
+      stop({ result: appendFailure(error) });
       throw error;
     }
   };
+}
+
+function appendFailure(error: unknown): 'wrong_expected_revision' | 'unavailable' | 'error' {
+  if (error instanceof WrongExpectedRevisionError) return 'wrong_expected_revision';
+  if (error instanceof StoreUnavailableError) return 'unavailable';
+  return 'error';
 }
