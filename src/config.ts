@@ -72,6 +72,23 @@ const trustedProxies = z.string().transform((value, context): false | readonly s
 });
 
 /**
+ * Whether the Redis client can decode the URL's user and password: it passes each through
+ * decodeURIComponent, which throws ('URI malformed') on a % that starts no %XX escape, a password
+ * written as it is rather than percent-encoded, and the start then failed as unexpected.
+ */
+function decodesCredentials(url: string): boolean {
+  if (!URL.canParse(url)) return true; // refused as no URL
+  const { username, password } = new URL(url);
+  try {
+    decodeURIComponent(username);
+    decodeURIComponent(password);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * `host:port`, comma-separated. The Kafka client splits each at its colons and takes the port
  * after the first: a broker without one, or with one that is not a port, would have it retry for
  * ever (`Port should be >= 0 and < 65536. Received type number (NaN)`) rather than fail the start.
@@ -132,6 +149,9 @@ const schema = z
       // The Redis client parses it with URL, and a URL it cannot parse would fail the start later,
       // without naming the variable.
       .refine((url) => URL.canParse(url), { message: 'cannot be read as a URL' })
+      .refine(decodesCredentials, {
+        message: 'has a % in its user or password that starts no %XX escape (write % as %25)',
+      })
       .optional(),
     /** Requests without a valid key, per client address: stricter than any plan by default. */
     ANONYMOUS_PER_MINUTE: wholeNumber(1).default(20),

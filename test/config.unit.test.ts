@@ -90,6 +90,12 @@ describe('loadConfig', () => {
     },
   );
 
+  it('refuses REDIS_URL whose password has a % that starts no escape, which the Redis client cannot decode, at start-up', () => {
+    expect(() => loadConfig({ REDIS_URL: 'redis://:50%off@redis:6379' })).toThrow(
+      'Invalid configuration:\n  REDIS_URL="redis://:50%off@redis:6379": has a % in its user or password that starts no %XX escape (write % as %25)',
+    );
+  });
+
   it('refuses KAFKA_FORWARDER=true without KAFKA_BROKERS at start-up', () => {
     expect(() => loadConfig({ KAFKA_FORWARDER: 'true' })).toThrow(
       'KAFKA_BROKERS="": is required when KAFKA_FORWARDER=true (host:port, comma-separated)',
