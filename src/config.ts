@@ -88,6 +88,36 @@ function decodesCredentials(url: string): boolean {
   }
 }
 
+/** The traces' OTLP protocol as the OpenTelemetry SDK picks it: an empty variable counts as unset. */
+function otlpProtocol(env: {
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?: string | undefined;
+  OTEL_EXPORTER_OTLP_PROTOCOL?: string | undefined;
+}): string {
+  const set = (value: string | undefined) => (value?.trim() === '' ? undefined : value?.trim());
+  return (
+    set(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? set(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? 'http/protobuf'
+  );
+}
+
+/**
+ * Why the trace exporter could not send to this endpoint, if it could not. The HTTP exporters
+ * (the default, `http/protobuf`, and `http/json`) send to http:// or https:// alone: `localhost:4318`
+ * is a URL whose scheme is `localhost:`, and every export would fail with a warning, the service
+ * running untraced. The gRPC exporter (`grpc`) takes `host:port` (it adds https://), any scheme it
+ * then treats as http, and `unix:///path`: it needs only a URL once https:// is put before a value
+ * without a scheme.
+ */
+function otlpEndpointFault(endpoint: string, protocol: string): string | undefined {
+  if (protocol === 'grpc') {
+    const url = /^\w{1,8}:\/\//.test(endpoint.trim()) ? endpoint.trim() : `https://${endpoint.trim()}`;
+    return URL.canParse(url) ? undefined : 'must be host:port or a URL the gRPC exporter can read';
+  }
+  const url = URL.parse(endpoint);
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:')
+    ? undefined
+    : 'must be an http:// or https:// URL';
+}
+
 /**
  * `host:port`, comma-separated. The Kafka client splits each at its colons and takes the port
  * after the first: a broker without one, or with one that is not a port, would have it retry for
@@ -192,11 +222,10 @@ const schema = z
     /** GET /health/ready fails when a read model's oldest unapplied event is older than this. */
     READINESS_MAX_LAG_SECONDS: decimalNumber(0, 86_400).default(10),
     /** Set: traces go to this OTLP endpoint (the OpenTelemetry SDK reads its other OTEL_* variables). */
-    OTEL_EXPORTER_OTLP_ENDPOINT: z
-      // The exporters send to http:// or https:// alone: `localhost:4318` is a URL whose scheme is
-      // `localhost:`, and every export would fail with a warning, the service running untraced.
-      .url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' })
-      .optional(),
+    OTEL_EXPORTER_OTLP_ENDPOINT: z.string().optional(),
+    /** Read only to check OTEL_EXPORTER_OTLP_ENDPOINT (see otlpEndpointFault); the SDK reads them itself. */
+    OTEL_EXPORTER_OTLP_PROTOCOL: z.string().optional(),
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: z.string().optional(),
     /** One log line per request. */
     ACCESS_LOG: booleanFlag.default(false),
     /** Unset: pretty on a terminal in development, JSON otherwise. */
@@ -221,6 +250,13 @@ const schema = z
         path: ['METRICS_PORT'],
         message: `must differ from PORT: the metrics listener and the API cannot share port ${env.PORT} on ${env.METRICS_HOST === env.HOST ? env.HOST : `${env.HOST} and ${env.METRICS_HOST}`}`,
       });
+    }
+    const otlpFault =
+      env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+        ? undefined
+        : otlpEndpointFault(env.OTEL_EXPORTER_OTLP_ENDPOINT, otlpProtocol(env));
+    if (otlpFault !== undefined) {
+      context.addIssue({ code: 'custom', path: ['OTEL_EXPORTER_OTLP_ENDPOINT'], message: otlpFault });
     }
     if (env.KAFKA_FORWARDER && env.KAFKA_BROKERS === undefined) {
       context.addIssue({

@@ -117,7 +117,7 @@ describe('loadConfig', () => {
   });
 
   it.each(['localhost:4318', 'collector:4317', 'grpc://collector:4317'])(
-    'refuses OTEL_EXPORTER_OTLP_ENDPOINT=%s, which no exporter can send to, at start-up',
+    'refuses OTEL_EXPORTER_OTLP_ENDPOINT=%s, which the default (HTTP) exporter cannot send to, at start-up',
     (value) => {
       expect(() => loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: value })).toThrow(
         `Invalid configuration:\n  OTEL_EXPORTER_OTLP_ENDPOINT=${JSON.stringify(value)}: must be an http:// or https:// URL`,
@@ -138,6 +138,14 @@ describe('loadConfig', () => {
     expect(loadConfig({ KAFKA_TOPIC: '...' }).kafka.topic).toBe('...');
     expect(loadConfig({ KAFKA_TOPIC: 'a.b' }).kafka.topic).toBe('a.b');
   });
+
+  it.each(['collector:4317', 'unix:///run/otel/collector.sock'])(
+    'accepts OTEL_EXPORTER_OTLP_ENDPOINT=%s when the protocol is grpc, as the gRPC exporter does',
+    (value) => {
+      const config = loadConfig({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_ENDPOINT: value });
+      expect(config.tracing.otlpEndpoint).toBe(value);
+    },
+  );
 
   it('splits KAFKA_BROKERS on commas', () => {
     expect(loadConfig({ KAFKA_BROKERS: 'a:9092, b:9092' }).kafka.brokers).toEqual(['a:9092', 'b:9092']);
