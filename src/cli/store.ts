@@ -87,21 +87,30 @@ export function ensureDataDir(dir: string): void {
 /**
  * Refuses, for a command that writes to the embedded store (`start`), a store file that exists but
  * that this user may not write: SQLite opens such a file read-only without a word, and the server
- * would listen, answer ready, and fail every write with a 500. (The other commands that write find
- * out at their first write, and read-only ones may read such a store.)
+ * would listen, answer ready, and fail every write with a 500. It does the same when the store's
+ * -wal or -shm file (left by a process of another user that did not close the store) is one this
+ * user may not write. (The other commands that write find out at their first write, and read-only
+ * ones may read such a store.)
  */
 export function ensureWritableStore(config: StoreConfig): void {
   if (config.eventStoreUrl !== undefined) return;
   const file = embeddedStoreFile(config.dataDir);
-  if (statSync(file, { throwIfNoEntry: false })?.isFile() !== true) return;
-  try {
-    accessSync(file, constants.R_OK | constants.W_OK);
-  } catch (error) {
-    const why =
-      (error as NodeJS.ErrnoException).code === 'EROFS'
-        ? 'its file system is mounted read-only'
-        : 'it is read-only for this user';
-    throw new CommandFailure(`cannot use the event store ${file}: ${why}. ${REACH}`, { cause: error });
+  const parts = [
+    { path: file, name: 'it is' },
+    { path: `${file}-wal`, name: 'its -wal file is' },
+    { path: `${file}-shm`, name: 'its -shm file is' },
+  ];
+  for (const part of parts) {
+    if (statSync(part.path, { throwIfNoEntry: false })?.isFile() !== true) continue;
+    try {
+      accessSync(part.path, constants.R_OK | constants.W_OK);
+    } catch (error) {
+      const why =
+        (error as NodeJS.ErrnoException).code === 'EROFS'
+          ? 'its file system is mounted read-only'
+          : `${part.name} read-only for this user`;
+      throw new CommandFailure(`cannot use the event store ${file}: ${why}. ${REACH}`, { cause: error });
+    }
   }
 }
 

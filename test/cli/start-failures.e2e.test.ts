@@ -232,6 +232,28 @@ describe('petstore start refuses, in one line', () => {
     ]);
   });
 
+  it('a store whose -wal file, left by another user, this user may not write, instead of failing every write with a 500', async () => {
+    const dir = dataDir();
+    await seedDataDir(dir, 1);
+    writeFileSync(path.join(dir, 'events.sqlite-wal'), '');
+    chmodSync(path.join(dir, 'events.sqlite-wal'), 0o444);
+    // Root may write any file: as root, the server runs as nobody, in directories nobody may write.
+    const root = process.getuid?.() === 0;
+    if (root) {
+      for (const writable of [temp.dir, dir]) chmodSync(writable, 0o777);
+      chmodSync(path.join(dir, 'events.sqlite'), 0o666);
+    }
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dir], {
+      timeoutMs: 20_000,
+      ...(root ? { user: NOBODY } : {}),
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      `petstore start: store ${dir}/events.sqlite`,
+      `petstore start: cannot use the event store ${dir}/events.sqlite: its -wal file is read-only for this user. Check that it is a file this user may read and write, in a directory it may write (SQLite keeps its -wal and -shm files beside it), on a file system not mounted read-only.`,
+    ]);
+  });
+
   it('a temporal index it cannot open, naming that file and not the event store', async () => {
     const dir = dataDir();
     await seedDataDir(dir, 1);
