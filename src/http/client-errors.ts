@@ -193,7 +193,8 @@ export function refuseUnmetExpectations(app: FastifyInstance): void {
  * `request` ones, whatever its target, and without a listener destroys the socket: the client got
  * no answer at all. This one answers 400 bad_request with the Error body and the request's
  * X-Request-Id (its headers were read), logs it at debug level and closes the connection, whose
- * parser Node has let go. As after the parser's refusals, the close lingers.
+ * parser Node has let go, after the answers to the requests that came before it. As after the
+ * parser's refusals, the close lingers.
  */
 export function refuseConnect(app: FastifyInstance, limits: UnreadBodyLimits = UNREAD_BODY_LIMITS): void {
   app.server.on('connect', (request: IncomingMessage, socket: Socket) => {
@@ -205,8 +206,16 @@ export function refuseConnect(app: FastifyInstance, limits: UnreadBodyLimits = U
     );
     const reqId = requestId(request);
     app.log.debug({ reqId, status: refusal.status }, 'request refused: CONNECT');
-    endLingering(socket, rawResponse(refusal, reqId), limits);
-    socket.resume();
+    // Node emits `connect` as soon as it has read the request, while requests pipelined before it
+    // may still be answered: their answers go first (see afterEarlierResponses).
+    afterEarlierResponses(socket, () => {
+      if (!socket.writable) {
+        socket.destroy();
+        return;
+      }
+      endLingering(socket, rawResponse(refusal, reqId), limits);
+      socket.resume();
+    });
   });
 }
 

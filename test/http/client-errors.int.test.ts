@@ -327,6 +327,18 @@ describe('CONNECT, which Node would answer by closing the connection without a w
     expect(response.headers['x-request-id']).toBe('client-connect-1');
     expect(response.headers.connection).toBe('close');
   });
+
+  it('answers a request pipelined before CONNECT first, then the refusal: the good one is not left unanswered', async () => {
+    const { secret } = await service.issueKey({ plan: 'free' });
+    const body = JSON.stringify({ name: 'Piped', categoryId: 1 });
+    const raw = await receiveAll(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}` +
+        'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n',
+      { keepOpen: true },
+    );
+    const statusLines = raw.match(/HTTP\/1\.1 \d{3} [A-Za-z ]+/g);
+    expect(statusLines).toEqual(['HTTP/1.1 201 Created', 'HTTP/1.1 400 Bad Request']);
+  });
 });
 
 describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', () => {
