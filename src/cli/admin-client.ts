@@ -55,8 +55,8 @@ function serviceAddress(url: string): string {
     !['http:', 'https:'].includes(parsed.protocol) ||
     parsed.username !== '' ||
     parsed.password !== '' ||
-    parsed.search !== '' ||
-    parsed.hash !== ''
+    // A lone ? or # leaves URL's search or hash empty, and would still end up before the paths.
+    /[?#]/.test(url)
   ) {
     throw new UsageError(
       `--url must be the server's http:// or https:// address, such as http://127.0.0.1:3000 (not ${JSON.stringify(url)})`,

@@ -342,7 +342,7 @@ describe('a --url that is not this service’s admin API', () => {
     }
   });
 
-  it.each(['localhost:3000', 'http://[::1', 'http://127.0.0.1:3000/?x=1'])(
+  it.each(['localhost:3000', 'http://[::1', 'http://127.0.0.1:3000/?x=1', 'http://127.0.0.1:3000?'])(
     'refuses --url %s, which is not an http:// or https:// address, as a mistake in the command line',
     async (url) => {
       const { code, stderr } = await projections(['status', '--url', url], { PETSTORE_API_KEY: 'psk_any' });
