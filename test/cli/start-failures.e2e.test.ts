@@ -27,6 +27,22 @@ const dataDir = () => path.join(temp.dir, randomUUID());
 const NOBODY = { uid: 65534, gid: 65534 };
 const start = (...args: string[]) => runPetstore(['start', '--port', '0', ...args], { timeoutMs: 20_000 });
 
+/**
+ * `start` on `dir` where file permissions hold: root may write any file, so as root the server runs
+ * as nobody, with the directories and `writableFiles` made writable by nobody.
+ */
+function startAsNobodyIfRoot(dir: string, writableFiles: readonly string[] = []) {
+  const root = process.getuid?.() === 0;
+  if (root) {
+    for (const writable of [temp.dir, dir]) chmodSync(writable, 0o777);
+    for (const file of writableFiles) chmodSync(file, 0o666);
+  }
+  return runPetstore(['start', '--port', '0', '--data-dir', dir], {
+    timeoutMs: 20_000,
+    ...(root ? { user: NOBODY } : {}),
+  });
+}
+
 /** A child process of `pid` (by `pgrep`, from procps), if it has one yet. */
 function firstChild(pid: number): number | undefined {
   try {
@@ -218,13 +234,7 @@ describe('petstore start refuses, in one line', () => {
     const dir = dataDir();
     await seedDataDir(dir, 1);
     chmodSync(path.join(dir, 'events.sqlite'), 0o444);
-    // Root may write any file: as root, the server runs as nobody, in directories nobody may write.
-    const root = process.getuid?.() === 0;
-    if (root) for (const writable of [temp.dir, dir]) chmodSync(writable, 0o777);
-    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dir], {
-      timeoutMs: 20_000,
-      ...(root ? { user: NOBODY } : {}),
-    });
+    const { code, stderr } = await startAsNobodyIfRoot(dir);
     expect(code).toBe(1);
     expect(failureLines(stderr)).toEqual([
       `petstore start: store ${dir}/events.sqlite`,
@@ -237,16 +247,7 @@ describe('petstore start refuses, in one line', () => {
     await seedDataDir(dir, 1);
     writeFileSync(path.join(dir, 'events.sqlite-wal'), '');
     chmodSync(path.join(dir, 'events.sqlite-wal'), 0o444);
-    // Root may write any file: as root, the server runs as nobody, in directories nobody may write.
-    const root = process.getuid?.() === 0;
-    if (root) {
-      for (const writable of [temp.dir, dir]) chmodSync(writable, 0o777);
-      chmodSync(path.join(dir, 'events.sqlite'), 0o666);
-    }
-    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dir], {
-      timeoutMs: 20_000,
-      ...(root ? { user: NOBODY } : {}),
-    });
+    const { code, stderr } = await startAsNobodyIfRoot(dir, [path.join(dir, 'events.sqlite')]);
     expect(code).toBe(1);
     expect(failureLines(stderr)).toEqual([
       `petstore start: store ${dir}/events.sqlite`,
