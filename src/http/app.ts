@@ -10,11 +10,9 @@ import type { Config } from '../config.ts';
 import { proxyTrust } from './client-address.ts';
 import {
   clientErrorHandler,
-  DEFAULT_REQUEST_TIMEOUT_MS,
   hostFault,
   refuseConnect,
   refuseUnmetExpectations,
-  requestTimeouts,
   transferCodingFault,
   versionFault,
 } from './client-errors.ts';
@@ -42,6 +40,7 @@ import { lazyRequestLogger } from './request-logger.ts';
 import { closeConnectionsOnClose, refuseWhileShuttingDown } from './shutting-down.ts';
 import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 import { requestId } from './request-id.ts';
+import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeouts } from './request-timeouts.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
