@@ -37,6 +37,9 @@ function decimalNumber(exclusiveMin: number, max: number) {
 
 const port = wholeNumber(0, 65535);
 
+/** A host name or address, whitespace around it aside (as around numbers): no listener takes ` 127.0.0.1`. */
+const hostName = z.string().trim().min(1);
+
 /** An IPv4 or IPv6 address, or a CIDR range of either. */
 function isAddressOrRange(entry: string): boolean {
   const [address = '', prefix, extra] = entry.split('/');
@@ -147,7 +150,7 @@ const schema = z
     PORT: port.default(3000),
     /** Server processes on the one port (`petstore start --workers`). Unset: every core in production, else 1. */
     WORKERS: wholeNumber(1, 256).optional(),
-    HOST: z.string().min(1).default('127.0.0.1'),
+    HOST: hostName.default('127.0.0.1'),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     PETSTORE_DATA_DIR: z.string().min(1).default('.data'),
     /** Unset: the embedded SQLite store in PETSTORE_DATA_DIR. `kurrentdb://…` or `esdb://…`: KurrentDB. */
@@ -218,7 +221,7 @@ const schema = z
     GRAPHQL_GRAPHIQL: booleanFlag.optional(),
     /** Prometheus metrics on a listener of their own. Unset: no metrics (and prom-client is not loaded). */
     METRICS_PORT: port.optional(),
-    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+    METRICS_HOST: hostName.default('127.0.0.1'),
     /** GET /health/ready fails when a read model's oldest unapplied event is older than this. */
     READINESS_MAX_LAG_SECONDS: decimalNumber(0, 86_400).default(10),
     /** Set: traces go to this OTLP endpoint (the OpenTelemetry SDK reads its other OTEL_* variables). */

@@ -20,6 +20,11 @@ describe('loadConfig', () => {
     expect([config.port, config.host, config.dataDir]).toEqual([8080, '0.0.0.0', '/var/lib/petstore']);
   });
 
+  it('reads HOST and METRICS_HOST without the whitespace around them, as numbers are read', () => {
+    const config = loadConfig({ HOST: ' 0.0.0.0\t', METRICS_PORT: '9464', METRICS_HOST: '127.0.0.1 ' });
+    expect([config.host, config.metrics.host]).toEqual(['0.0.0.0', '127.0.0.1']);
+  });
+
   it('treats an empty variable as unset', () => {
     expect(loadConfig({ PORT: '' }).port).toBe(3000);
   });
