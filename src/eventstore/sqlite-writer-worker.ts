@@ -1,5 +1,6 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import type { ExpectedRevision } from '../application/ports/event-store.ts';
+import { BUSY_TIMEOUT_MS } from '../shared/sqlite-file.ts';
 import { openSqliteDatabase } from './sqlite-database.ts';
 import type { FromWriter, ToWriter, WireConflict, WireError, WireValue } from './sqlite-writer-protocol.ts';
 
@@ -77,10 +78,19 @@ function commit(batches: readonly (readonly WireValue[])[]): FromWriter {
 }
 
 /**
+ * How long a probe waits for a write lock another process holds: long enough for that process's
+ * commit to end, short enough that the appends queued behind the probe are not held up by a lock
+ * that stays taken, and that readiness (2 s for its whole check) hears write_lock_held in time.
+ */
+const PROBE_BUSY_TIMEOUT_MS = 500;
+
+/**
  * Whether an append could be made now, without making one: the write lock is taken as an append
- * takes it (waiting out the busy timeout), and the room the file may still grow by is measured.
+ * takes it (waiting PROBE_BUSY_TIMEOUT_MS, not the busy timeout), and the room the file may still
+ * grow by is measured.
  */
 function probe(): FromWriter {
+  db.exec(`PRAGMA busy_timeout = ${PROBE_BUSY_TIMEOUT_MS}`);
   try {
     db.exec('BEGIN IMMEDIATE');
     const pragma = (name: string) => Number(Object.values(db.prepare(`PRAGMA ${name}`).get()!)[0]);
@@ -91,6 +101,8 @@ function probe(): FromWriter {
   } catch (error) {
     if (db.isTransaction) db.exec('ROLLBACK');
     return { kind: 'probed', error: wireError(error) };
+  } finally {
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   }
 }
 

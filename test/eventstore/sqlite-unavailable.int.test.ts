@@ -170,3 +170,30 @@ describe('an embedded store that cannot grow (PETSTORE_FAILPOINT=store-cannot-gr
     });
   });
 });
+
+describe('the probe of an embedded store whose write lock another process holds', () => {
+  let store: EventStore;
+  let holder: DatabaseSync;
+  beforeEach(async () => {
+    store = openSqliteEventStore({ file });
+    await store.appendToStream('pet-1', [newEvent()]);
+    holder = new DatabaseSync(file);
+    holder.exec('BEGIN IMMEDIATE');
+  });
+  afterEach(async () => {
+    holder.close();
+    await store.close();
+  });
+
+  it('answers write_lock_held within a readiness check, not after the 10 s busy timeout', async () => {
+    const started = performance.now();
+    const refused = await store.checkWritable().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect([
+      (refused as StoreUnavailableError | undefined)?.reason,
+      performance.now() - started < 1_000,
+    ]).toEqual(['write_lock_held', true]);
+  }, 15_000);
+});
