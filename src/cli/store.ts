@@ -1,6 +1,10 @@
 import { accessSync, constants, mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { type EventStore, StoreUnavailableError } from '../application/ports/event-store.ts';
+import {
+  type EventStore,
+  StoreUnavailableError,
+  type StoreUnavailableReason,
+} from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { withoutCredentials } from '../eventstore/kurrentdb-connection.ts';
@@ -135,6 +139,13 @@ const SQLITE_FAILURES: Record<number, { readonly what: string; readonly advice: 
   26: { what: 'it is not a SQLite database', advice: RESTORE },
 };
 
+/** What to do about a write the store refused for now, by its reason (StoreUnavailableError). */
+const UNAVAILABLE_ADVICE: Record<StoreUnavailableReason, string> = {
+  disk_full: 'Free some space on its file system.',
+  write_lock_held: 'Run the command again once that process has let go.',
+  unreachable: 'Run the command again once it answers.',
+};
+
 /**
  * The one-line explanation of a store that cannot be used, or undefined for another failure. The
  * temporal index, a file derived from the store, is named as itself: restoring the store from a
@@ -144,8 +155,17 @@ export function storeFailure(
   error: unknown,
   freeBytes: (file: string) => number | undefined = freeBytesBeside,
 ): CommandFailure | undefined {
-  // A write the store refused for now (a full disk): said in SQLite's or the client's words, as at opening.
-  if (error instanceof StoreUnavailableError) return storeFailure(error.cause, freeBytes);
+  // A write the store refused for now (a full disk): said in SQLite's or the client's words, as at
+  // opening; where they have none (a held lock, a server that did not answer), in the store's detail.
+  if (error instanceof StoreUnavailableError) {
+    return (
+      storeFailure(error.cause, freeBytes) ??
+      new CommandFailure(
+        `cannot write to the event store ${described} for now: ${error.detail}. ${UNAVAILABLE_ADVICE[error.reason]}`,
+        { cause: error },
+      )
+    );
+  }
   if (error instanceof TemporalIndexFileError) {
     return new CommandFailure(
       `${error.message}: ${sqliteFailure(error.cause, () => freeBytes(described))?.reason ?? failureReason(error.cause)}. It is derived from the events: delete it to rebuild it.`,

@@ -50,4 +50,20 @@ describe('a write the store refused for now (StoreUnavailableError)', () => {
       `cannot use the event store ${store}: the disk is full (SQLite: database or disk is full). Free some space on its file system.`,
     );
   });
+
+  it('says whose lock held it up, not a Retry-After, when SQLite has no words of its own for it (SQLITE_BUSY)', () => {
+    const busy = Object.assign(new Error('database is locked'), {
+      code: 'ERR_SQLITE_ERROR',
+      errcode: 5,
+      errstr: 'database is locked',
+    });
+    const refused = new StoreUnavailableError(
+      'write_lock_held',
+      `another process held the write lock of ${store} past the busy timeout (SQLite: database is locked)`,
+      { cause: busy },
+    );
+    expect(storeFailure(refused)?.message).toBe(
+      `cannot write to the event store ${store} for now: another process held the write lock of ${store} past the busy timeout (SQLite: database is locked). Run the command again once that process has let go.`,
+    );
+  });
 });
