@@ -1,4 +1,4 @@
-import type { EventStore } from '../application/ports/event-store.ts';
+import { type EventStore, StoreUnavailableError } from '../application/ports/event-store.ts';
 import type { Clock } from '../shared/context.ts';
 import { lagMs, type StoreReader } from './lag.ts';
 import type { StoreWrites } from './store-writes.ts';
@@ -42,7 +42,9 @@ async function check(options: ReadinessOptions): Promise<Readiness> {
     // deadline per question, three read models and a slow store took four of them.
     return await withTimeout(lags(options), options.timeoutMs ?? 2_000);
   } catch (error) {
-    return { ready: false, reason: `the event store does not answer (${(error as Error).message})` };
+    // A store the adapter says is out of reach: its reason for a public probe, not a client's message.
+    const why = error instanceof StoreUnavailableError ? error.summary : (error as Error).message;
+    return { ready: false, reason: `the event store does not answer (${why})` };
   }
 }
 

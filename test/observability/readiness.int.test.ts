@@ -99,6 +99,28 @@ describe('readiness', () => {
     ]);
   });
 
+  it('says why a store that cannot be reached does not answer, in the probe’s words, not a client’s Retry-After', async () => {
+    const unreachable = storeWith(store, {
+      headPosition: () =>
+        Promise.reject(
+          new StoreUnavailableError(
+            'unreachable',
+            'the KurrentDB server at kurrentdb://db:2113 cannot be reached',
+          ),
+        ),
+    });
+    const state = await storeReadiness({
+      store: unreachable,
+      readers: () => [],
+      maxLagMs: 10_000,
+      clock: controlledClock(NOW),
+    })();
+    expect(state).toEqual({
+      ready: false,
+      reason: 'the event store does not answer (it cannot be reached or did not answer in time)',
+    });
+  });
+
   it('is not ready when the store does not answer', async () => {
     await store.close();
     const state = await readiness(undefined);
