@@ -6,7 +6,6 @@ import type { Config } from './config.ts';
 import { buildApp } from './http/app.ts';
 import { apiKeyGuard } from './http/guard.ts';
 import { loadObservability, type ObservabilityOptions } from './observability/index.ts';
-import { observeAppends } from './observability/observed-store.ts';
 import { storeReadiness } from './observability/readiness.ts';
 import { type StoreWrites, watchStoreWrites } from './observability/store-writes.ts';
 import { startService } from './service.ts';
@@ -48,7 +47,7 @@ export async function startServer(
   const service = await startService(config, logger, {
     wrapStore: (store) => {
       writes = watchStoreWrites(store, logger, systemClock);
-      return observability.wrapStore(observeAppends(store, writes.observer));
+      return observability.wrapStore(store, [writes.observer]);
     },
     backgroundAfter: listening.promise,
     ...(options.counters === undefined ? {} : { counters: options.counters }),

@@ -5,7 +5,7 @@ import type { Logger } from 'pino';
 import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type { Config } from '../config.ts';
 import { type Clock, systemClock } from '../shared/context.ts';
-import { observeAppends } from './observed-store.ts';
+import { type AppendObserver, chainObservers, observeAppends } from './observed-store.ts';
 
 /** A read model as observability sees it (ReadModel in src/read-models is one). */
 export type ObservedReadModel = {
@@ -28,7 +28,8 @@ export type ForwarderObserver = {
  * OpenTelemetry SDK.
  */
 export type Observability = {
-  wrapStore(store: EventStore): EventStore;
+  /** The store with the metrics' and tracing's observers, then `inner`, around every append. */
+  wrapStore(store: EventStore, inner?: readonly AppendObserver[]): EventStore;
   wrapApplication<A extends object>(application: A): A;
   readonly onRateLimitDecision:
     ((decision: 'allowed' | 'limited' | 'banned', plan: string) => void) | undefined;
@@ -76,11 +77,13 @@ export async function loadObservability(
   let stopSpans: (() => void) | undefined;
 
   return {
-    wrapStore(store) {
-      let observed = store;
-      if (metrics && registry) observed = observeAppends(observed, metrics.appendMetrics(registry));
-      if (tracing) observed = observeAppends(observed, tracing.appendObserver);
-      return observed;
+    wrapStore(store, inner = []) {
+      const observer = chainObservers([
+        ...(tracing ? [tracing.appendObserver] : []),
+        ...(metrics && registry ? [metrics.appendMetrics(registry)] : []),
+        ...inner,
+      ]);
+      return observer === undefined ? store : observeAppends(store, observer);
     },
     wrapApplication: (application) => (tracing ? tracing.wrapApplication(application) : application),
     onRateLimitDecision: registry

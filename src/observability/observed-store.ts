@@ -55,3 +55,16 @@ export function observeAppends(store: EventStore, observer: AppendObserver): Eve
     },
   });
 }
+
+/**
+ * One observer that runs `outerFirst` around an append, the first outermost: one decorator of the
+ * store for them all, where one each put a Proxy before every call of the store. Undefined for none.
+ */
+export function chainObservers(outerFirst: readonly AppendObserver[]): AppendObserver | undefined {
+  if (outerFirst.length === 0) return undefined;
+  return outerFirst.reduceRight(
+    (inner, outer) =>
+      <T>(events: readonly NewEvent[], append: (events: readonly NewEvent[]) => Promise<T>) =>
+        outer(events, (seen) => inner(seen, append)),
+  );
+}
