@@ -209,9 +209,10 @@ const schema = z
      * its own process (SIGKILL) half-way through an atomic append to several streams, after the
      * first stream's events are written and before the commit, for the crash tests of orders;
      * `store-cannot-grow` keeps the embedded store's writer from growing its file, so that it fails
-     * with SQLITE_FULL once its pages are full, as on a full disk, until pages are freed.
+     * with SQLITE_FULL once its pages are full, as on a full disk, until pages are freed;
+     * `writer-exits` ends the embedded store's writer thread at its first append, as a bug in it would.
      */
-    PETSTORE_FAILPOINT: z.enum(['kill-between-streams', 'store-cannot-grow']).optional(),
+    PETSTORE_FAILPOINT: z.enum(['kill-between-streams', 'store-cannot-grow', 'writer-exits']).optional(),
     /** The API key `petstore projections … --url` sends to a running server (scope admin). */
     PETSTORE_API_KEY: z.string().min(1).optional(),
     /** Unset: on outside production. */
@@ -313,7 +314,7 @@ export type Config = Readonly<{
   accessLog: boolean;
   logFormat: 'json' | 'pretty' | undefined;
   /** A test's failpoint (PETSTORE_FAILPOINT), only ever set when NODE_ENV=test. */
-  failpoint: 'kill-between-streams' | 'store-cannot-grow' | undefined;
+  failpoint: 'kill-between-streams' | 'store-cannot-grow' | 'writer-exits' | undefined;
   /** For the CLI's calls to a running server; the server itself never uses it. */
   apiKey: string | undefined;
 }>;

@@ -31,6 +31,12 @@ export type ServerOptions = {
    * ends the process by the signal's default action, its requests in flight with it.
    */
   readonly onListening?: () => void;
+  /**
+   * Called once when an append finds the store broken for this process for good (the embedded
+   * store's writer thread died): `petstore start` stops the server, with status 1, so that its
+   * supervisor (or the primary of `--workers`) starts it again.
+   */
+  readonly onStoreBroken?: (error: Error) => void;
 };
 
 /** Composes the whole service from configuration and starts listening (and forwarding, if configured). */
@@ -46,7 +52,7 @@ export async function startServer(
   let writes: StoreWrites | undefined;
   const service = await startService(config, logger, {
     wrapStore: (store) => {
-      writes = watchStoreWrites(store, logger, systemClock);
+      writes = watchStoreWrites(store, logger, systemClock, options.onStoreBroken);
       return observability.wrapStore(store, [writes.observer]);
     },
     backgroundAfter: listening.promise,

@@ -47,9 +47,20 @@ export async function run(args: string[]): Promise<void> {
   const serverLogger = worker === undefined ? logger : logger.child({ worker });
   // The handlers are installed as the server listens: before, a SIGTERM ends the process by its
   // default action, as there is nothing to drain yet (and the primary counts that a clean stop).
+  let stop: ((why: string) => void) | undefined;
   const starting = startServer(config, serverLogger, {
     ...options,
-    onListening: () => stopOnSignals(() => starting.then((started) => started.close()), serverLogger),
+    onListening: () => {
+      stop = stopOnSignals(() => starting.then((started) => started.close()), serverLogger);
+    },
+    onStoreBroken: (error) => {
+      serverLogger.fatal(
+        { err: error },
+        'the event store cannot be written by this process any more: stopping, with status 1, so that a restart brings it back',
+      );
+      process.exitCode = 1;
+      stop?.('store-broken');
+    },
   });
   const server = await starting.catch(async (error: unknown) => {
     const failure = startFailure(error, config);
@@ -190,9 +201,13 @@ function isMetricsListenerFailure(error: unknown, config: Config): boolean {
  * Later ones are ignored rather than fatal: a Ctrl-C under `npm start` reaches this process twice,
  * from the terminal and forwarded by npm, and the second must not cut the shutdown short.
  */
-function stopOnSignals(close: () => Promise<void>, logger: Logger): void {
+/**
+ * Stops the server cleanly on SIGINT or SIGTERM, or when the returned function is called (`why`
+ * is logged as the signal would be); exits with `process.exitCode`, 0 unless set.
+ */
+function stopOnSignals(close: () => Promise<void>, logger: Logger): (why: string) => void {
   let stopping = false;
-  const stop = (signal: NodeJS.Signals): void => {
+  const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
@@ -203,7 +218,7 @@ function stopOnSignals(close: () => Promise<void>, logger: Logger): void {
     close().then(
       () => {
         logger.info({}, 'pet store stopped');
-        void exitAfterLogs(logger, 0);
+        void exitAfterLogs(logger, Number(process.exitCode ?? 0));
       },
       (error: unknown) => {
         logger.error({ err: error }, 'shutdown failed');
@@ -213,4 +228,5 @@ function stopOnSignals(close: () => Promise<void>, logger: Logger): void {
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  return stop;
 }

@@ -15,7 +15,7 @@ import type { FromWriter, ToWriter, WireConflict, WireError, WireValue } from '.
 export type WriterData = {
   readonly file: string;
   /** Tests only: see PETSTORE_FAILPOINT in src/config.ts. */
-  readonly failpoint: 'kill-between-streams' | 'store-cannot-grow' | undefined;
+  readonly failpoint: 'kill-between-streams' | 'store-cannot-grow' | 'writer-exits' | undefined;
 };
 
 const { file, failpoint } = workerData as WriterData;
@@ -43,6 +43,7 @@ port.on('message', (first: ToWriter) => {
     message = receiveMessageOnPort(port)?.message as ToWriter | undefined;
   }
   if (batches.length > 0) {
+    if (failpoint === 'writer-exits') process.exit(70); // the thread's end, as a bug in it would be
     const result = commit(batches);
     port.postMessage(result, result.kind === 'committed' ? [result.written.buffer as ArrayBuffer] : []);
   }

@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import {
   type MultiAppendResult,
   type StreamAppend,
+  StoreBrokenError,
   StoreUnavailableError,
   WrongExpectedRevisionError,
 } from '../application/ports/event-store.ts';
@@ -71,8 +72,8 @@ export class SqliteWriter {
       workerData: this.#workerData,
     });
     worker.on('message', (message: FromWriter) => this.#onMessage(message));
-    worker.on('error', (error) => this.#fail(error));
-    worker.on('exit', (code) => this.#fail(new Error(`The event store's writer stopped (exit ${code}).`)));
+    worker.on('error', (error) => this.#fail(this.#broken(`failed: ${error.message}`, error)));
+    worker.on('exit', (code) => this.#fail(this.#broken(`stopped (exit ${code})`)));
     this.#worker = worker;
     return worker;
   }
@@ -227,6 +228,13 @@ export class SqliteWriter {
       'disk_full',
       `the disk holding ${path.dirname(this.#workerData.file)} is still full (under ${PROBE_MIN_ROOM_BYTES / 1024} KiB to grow the store by)`,
     );
+  }
+
+  /** The thread's end, unless the store asked for it by closing: the store is broken for this process. */
+  #broken(what: string, cause?: Error): Error {
+    const message = `The event store's writer thread ${what}.`;
+    if (this.#closing !== undefined) return new Error(message, { cause });
+    return new StoreBrokenError(message, { cause });
   }
 
   /** The thread failed or stopped: nothing in flight was acknowledged, and nothing more will be. */

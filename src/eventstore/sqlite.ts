@@ -51,7 +51,7 @@ export type SqliteEventStoreOptions = {
    */
   readonly readBatchSize?: number;
   /** Tests only: see PETSTORE_FAILPOINT in src/config.ts. */
-  readonly failpoint?: 'kill-between-streams' | 'store-cannot-grow';
+  readonly failpoint?: 'kill-between-streams' | 'store-cannot-grow' | 'writer-exits';
 };
 
 export function openSqliteEventStore(options: SqliteEventStoreOptions): EventStore {

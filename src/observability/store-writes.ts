@@ -1,5 +1,9 @@
 import type { Logger } from 'pino';
-import { type EventStore, StoreUnavailableError } from '../application/ports/event-store.ts';
+import {
+  type EventStore,
+  StoreBrokenError,
+  StoreUnavailableError,
+} from '../application/ports/event-store.ts';
 import type { Clock } from '../shared/context.ts';
 import type { AppendObserver } from './observed-store.ts';
 
@@ -8,7 +12,8 @@ import type { AppendObserver } from './observed-store.ts';
  * append that fails with StoreUnavailableError (a full disk, a held write lock, KurrentDB out of
  * reach) until the next that succeeds, or a probe (`store.checkWritable()`) finds it writable. Each
  * change is one log line, never one per request: the 503s in between carry no stack and are not
- * logged as faults. Readiness answers not ready while the store refuses (see readiness.ts).
+ * logged as faults. Readiness answers not ready while the store refuses (see readiness.ts). A store
+ * broken for good (StoreBrokenError: a restart is the cure) is handed to `onBroken`, once.
  */
 export type StoreWrites = {
   /** Sees every append (see observeAppends): the only way it learns of a refusal or a recovery. */
@@ -23,7 +28,10 @@ export function watchStoreWrites(
   store: Pick<EventStore, 'checkWritable'>,
   logger: Pick<Logger, 'warn' | 'info'>,
   clock: Clock,
+  /** Called once, on the first append that finds the store broken for good (StoreBrokenError). */
+  onBroken: (error: StoreBrokenError) => void = () => {},
 ): StoreWrites {
+  let broken = false;
   let refusing: { error: StoreUnavailableError; sinceMs: number; refused: number } | undefined;
   const refused = (error: StoreUnavailableError) => {
     if (refusing !== undefined) {
@@ -57,6 +65,10 @@ export function watchStoreWrites(
         return result;
       } catch (error) {
         if (error instanceof StoreUnavailableError) refused(error);
+        else if (error instanceof StoreBrokenError && !broken) {
+          broken = true;
+          onBroken(error);
+        }
         throw error;
       }
     },

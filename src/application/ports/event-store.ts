@@ -190,6 +190,19 @@ export class StoreUnavailableError extends AppError {
   }
 }
 
+/**
+ * The store can no longer be written by this process, and a retry will not change that (the
+ * embedded store's writer thread died): every append fails until the process restarts. A 500 to
+ * the request, and the server stops (see src/observability/store-writes.ts) so that its supervisor
+ * starts it again.
+ */
+export class StoreBrokenError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'StoreBrokenError';
+  }
+}
+
 export class WrongExpectedRevisionError extends Error {
   readonly streamName: string;
   readonly expected: ExpectedRevision;
