@@ -12,10 +12,10 @@ import { makeTempDir } from '../support/temp-dir.ts';
 
 it('stops with status 1 and a fatal line once a write finds the store’s writer thread gone, after answering that write 500', async () => {
   const temp = makeTempDir('petstore-writer-dies-');
+  const env = { PETSTORE_DATA_DIR: temp.dir };
+  const secret = createApiKey(env);
+  const server = await startServerProcess({ ...env, PETSTORE_FAILPOINT: 'writer-exits' });
   try {
-    const env = { PETSTORE_DATA_DIR: temp.dir };
-    const secret = createApiKey(env);
-    const server = await startServerProcess({ ...env, PETSTORE_FAILPOINT: 'writer-exits' });
     const exited = once(server.child, 'exit');
     const response = await fetch(`${server.url}/v1/pets`, {
       method: 'POST',
@@ -39,6 +39,7 @@ it('stops with status 1 and a fatal line once a write finds the store’s writer
       'the event store cannot be written by this process any more: stopping, with status 1, so that a restart brings it back',
     ]);
   } finally {
+    await server.kill(); // the process has exited when the test passes
     temp.remove();
   }
 }, 30_000);
