@@ -9,9 +9,8 @@ import type { Config } from '../config.ts';
 import { embeddedStoreFile, openEventStore } from '../eventstore/index.ts';
 import { withoutCredentials } from '../eventstore/kurrentdb-connection.ts';
 import { NotAnEventStoreError } from '../eventstore/sqlite-database.ts';
-import { freeBytesBeside } from '../eventstore/sqlite-unavailable.ts';
+import { freeBytesBeside, sqliteCodeOnDisk } from '../eventstore/sqlite-unavailable.ts';
 import { TemporalIndexFileError } from '../read-models/temporal-index-file.ts';
-import { SQLITE_FULL, SQLITE_IOERR, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { failureReason } from './failure-reason.ts';
 import { CommandFailure } from './usage-error.ts';
 
@@ -203,11 +202,9 @@ function sqliteFailure(
   error: unknown,
   freeBytes: () => number | undefined = () => undefined,
 ): { reason: string; advice: string } | undefined {
-  let code = sqlitePrimaryCode(error);
-  // A disk that is full fails some writes as I/O errors, not SQLITE_FULL: growing the -shm file
-  // when the file is opened (SQLITE_IOERR_SHMSIZE) is one. Advice to check the disk and restore a
-  // backup would lose every event since it, where freeing space mends it.
-  if (code === SQLITE_IOERR && freeBytes() === 0) code = SQLITE_FULL;
+  // A full disk's I/O error is said as a full disk: advice to check the disk and restore a backup
+  // would lose every event since it, where freeing space mends it.
+  const code = sqliteCodeOnDisk(error, freeBytes);
   const failure = code === undefined ? undefined : SQLITE_FAILURES[code];
   if (failure === undefined) return undefined;
   const reason = `${failure.what} (SQLite: ${String((error as { errstr?: unknown }).errstr)})`;

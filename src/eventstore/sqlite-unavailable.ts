@@ -15,9 +15,9 @@ export function sqliteStoreUnavailable(
   file: string,
   freeBytes: (file: string) => number | undefined = freeBytesBeside,
 ): StoreUnavailableError | undefined {
-  const code = sqlitePrimaryCode(error);
+  const code = sqliteCodeOnDisk(error, () => freeBytes(file));
   const said = `(SQLite: ${String((error as { errstr?: unknown }).errstr)})`;
-  if (code === SQLITE_FULL || (code === SQLITE_IOERR && freeBytes(file) === 0)) {
+  if (code === SQLITE_FULL) {
     return new StoreUnavailableError('disk_full', `the disk holding ${path.dirname(file)} is full ${said}`, {
       cause: error,
     });
@@ -30,6 +30,16 @@ export function sqliteStoreUnavailable(
     );
   }
   return undefined;
+}
+
+/**
+ * SQLite's primary code for `error`, with an I/O error taken as SQLITE_FULL while the file system
+ * has no byte left: SQLite fails some writes of a full disk as SQLITE_IOERR (growing the -shm file
+ * when a store is opened, SQLITE_IOERR_SHMSIZE, is one). `freeBytes` is asked only then.
+ */
+export function sqliteCodeOnDisk(error: unknown, freeBytes: () => number | undefined): number | undefined {
+  const code = sqlitePrimaryCode(error);
+  return code === SQLITE_IOERR && freeBytes() === 0 ? SQLITE_FULL : code;
 }
 
 /** The bytes this user may still write on the file system that holds `file`; undefined if unknown. */
