@@ -114,6 +114,12 @@ export class ReadModel<State> {
     return this.#passedOver;
   }
 
+  /** Why this read model cannot be trusted, in words (see passedOver); undefined while it can. */
+  get untrusted(): string | undefined {
+    const unknown = describePassedOver(this.#passedOver);
+    return unknown === undefined ? undefined : `read model ${this.projection.name} passed over ${unknown}`;
+  }
+
   /** Calls `listener` with each event after the state includes it; returns the unsubscription. */
   onApplied(listener: (event: RecordedEvent) => void): () => void {
     this.#listeners.add(listener);
@@ -266,8 +272,8 @@ export class ReadModel<State> {
   /** As saveSnapshot, but rejects when the snapshot cannot be written: for a caller that wants it. */
   async writeSnapshot(): Promise<void> {
     await this.#snapshotting;
-    const unknown = describePassedOver(this.#passedOver);
-    if (unknown !== undefined) throw new PassedOverEventsError(this.projection.name, unknown);
+    const untrusted = this.untrusted;
+    if (untrusted !== undefined) throw new PassedOverEventsError(untrusted);
     if (this.#snapshots === undefined || this.#checkpoint === undefined || this.#eventsSinceSnapshot === 0)
       return;
     if (this.#interimFromVersion !== undefined) return;
@@ -288,8 +294,8 @@ export class ReadModel<State> {
 
 /** A snapshot refused because its read model passed over events a newer release wrote. */
 export class PassedOverEventsError extends Error {
-  constructor(projection: string, unknown: string) {
-    super(`read model ${projection} passed over ${unknown}: its snapshot is not saved`);
+  constructor(untrusted: string) {
+    super(`${untrusted}: its snapshot is not saved`);
     this.name = 'PassedOverEventsError';
   }
 }
@@ -298,7 +304,7 @@ export class PassedOverEventsError extends Error {
  * `events of a type this release does not know (PetVaccinated, first at position 42)`, naming up
  * to three types; undefined when there are none.
  */
-export function describePassedOver(passedOver: ReadonlyMap<string, bigint>): string | undefined {
+function describePassedOver(passedOver: ReadonlyMap<string, bigint>): string | undefined {
   if (passedOver.size === 0) return undefined;
   const named = [...passedOver]
     .slice(0, 3)

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Projection } from '../../projections/projection.ts';
 import type { EventStore, RecordedEvent, Subscription } from '../application/ports/event-store.ts';
 import type { RebuildStatus } from '../application/ports/read-models.ts';
-import { describePassedOver, eventIdAt, ReadModel } from './read-model.ts';
+import { eventIdAt, ReadModel } from './read-model.ts';
 import { Rebuild } from './rebuild.ts';
 import { RetriedFailureLog } from './retried-failure-log.ts';
 import { isFirstFormatSnapshot, type SnapshotStore } from './snapshot-file.ts';
@@ -127,8 +127,8 @@ export class ProjectionGroup {
    */
   get passedOver(): string | undefined {
     for (const readModel of this.#readModels) {
-      const unknown = describePassedOver(readModel.passedOver);
-      if (unknown !== undefined) return `read model ${readModel.projection.name} passed over ${unknown}`;
+      const untrusted = readModel.untrusted;
+      if (untrusted !== undefined) return untrusted;
     }
     return undefined;
   }
