@@ -191,6 +191,13 @@ function printStatus(statuses: readonly ProjectionStatus[], json: boolean): void
         .join('  ')
         .trimEnd()}\n`,
     );
+  for (const { name, unknownEvents } of statuses) {
+    if (unknownEvents.length === 0) continue;
+    const types = unknownEvents.map(({ type, firstPosition }) => `${type} (first at ${firstPosition})`);
+    process.stdout.write(
+      `${name}: NOT TRUSTED: passes over events of types this release does not know: ${types.join(', ')}; a newer release wrote them\n`,
+    );
+  }
 }
 
 function age(seconds: number): string {

@@ -40,6 +40,7 @@ export function offlineStatus(
         version,
         checkpoint: restored && BigInt(restored.checkpoint),
         interimFromVersion: restored?.version === version ? undefined : restored?.version,
+        knownEventTypes: projection.knownEventTypes,
         refused,
       });
     }),

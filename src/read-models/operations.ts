@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { EventStore } from '../application/ports/event-store.ts';
+import type { EventStore, RecordedEvent } from '../application/ports/event-store.ts';
 import type {
   Comparison,
   ProjectionStatus,
@@ -47,6 +47,7 @@ export function readModelOperations(deps: OperationsDependencies): ReadModelOper
             version: readModel.projection.version,
             checkpoint: readModel.checkpoint,
             interimFromVersion: readModel.interimFromVersion,
+            passedOver: readModel.passedOver,
             rebuild: group.rebuildStatus(readModel.projection.name),
           }),
         ),
@@ -73,6 +74,10 @@ export async function projectionStatus(
     readonly version: number;
     readonly checkpoint: bigint | undefined;
     readonly interimFromVersion?: number | undefined;
+    /** The types the read model passed over, with their first positions (ReadModel.passedOver). */
+    readonly passedOver?: ReadonlyMap<string, bigint>;
+    /** The types this release knows: events of any other type after the checkpoint, which a start would pass over, are reported. */
+    readonly knownEventTypes?: ReadonlySet<string> | undefined;
     readonly rebuild?: RebuildStatus | undefined;
     /** Why a start would not restore the snapshot file (the offline status checks it as a start does). */
     readonly refused?: string | undefined;
@@ -80,11 +85,17 @@ export async function projectionStatus(
 ): Promise<ProjectionStatus> {
   const header = await snapshots?.header(readModel.name);
   const nowMs = Date.now();
+  const unknown = new Map(readModel.passedOver);
+  const lag = await lagAfter(store, readModel.checkpoint, nowMs, (event) => {
+    const known = readModel.knownEventTypes;
+    if (known !== undefined && !known.has(event.type) && !unknown.has(event.type))
+      unknown.set(event.type, event.position);
+  });
   return {
     name: readModel.name,
     version: readModel.version,
     checkpoint: readModel.checkpoint?.toString() ?? null,
-    lag: await lagAfter(store, readModel.checkpoint, nowMs),
+    lag,
     snapshot:
       header === undefined
         ? null
@@ -96,11 +107,17 @@ export async function projectionStatus(
             ...(readModel.refused !== undefined && { refused: readModel.refused }),
           },
     interimFromVersion: readModel.interimFromVersion ?? null,
+    unknownEvents: [...unknown].map(([type, position]) => ({ type, firstPosition: position.toString() })),
     rebuild: readModel.rebuild ?? null,
   };
 }
 
-async function lagAfter(store: EventStore, checkpoint: bigint | undefined, nowMs: number) {
+async function lagAfter(
+  store: EventStore,
+  checkpoint: bigint | undefined,
+  nowMs: number,
+  onEvent: (event: RecordedEvent) => void,
+) {
   let events = 0;
   let oldest: string | undefined;
   for await (const event of store.readAll({
@@ -109,6 +126,7 @@ async function lagAfter(store: EventStore, checkpoint: bigint | undefined, nowMs
   })) {
     oldest ??= event.metadata.occurredAt;
     events += 1;
+    if (events <= LAG_COUNT_LIMIT) onEvent(event);
   }
   const seconds = oldest === undefined ? 0 : Math.max(0, (nowMs - Date.parse(oldest)) / 1000);
   return {

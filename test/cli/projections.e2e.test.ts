@@ -102,6 +102,7 @@ describe('on the store and snapshot files alone', () => {
       lag: { events: EVENTS, capped: false, seconds: expect.any(Number) },
       snapshot: null,
       interimFromVersion: null,
+      unknownEvents: [],
       rebuild: null,
     });
   });
@@ -172,6 +173,33 @@ describe('on the store and snapshot files alone', () => {
         'petstore projections rebuild: read model pet-list passed over events of a type this release does not know (PetVaccinated, first at position 5): a newer release wrote them: its snapshot is not saved. Rebuild it with that release, or a later one.',
       ]);
       expect(existsSync(path.join(newer.dir, 'snapshots', 'pet-list.snapshot'))).toBe(false);
+    } finally {
+      newer.remove();
+    }
+  });
+
+  it('status: names, under the table, the event a newer release wrote that a start would pass over', async () => {
+    const newer = makeTempDir();
+    try {
+      await seedDataDir(newer.dir, 3);
+      const store = openDataDirStore(newer.dir);
+      const metadata = {
+        eventId: randomUUID(),
+        occurredAt: '2026-11-27T00:00:00.000Z',
+        correlationId: 'c',
+        schemaVersion: 1,
+      };
+      await store.appendToStream('pet-2', [{ type: 'PetVaccinated', data: { id: 2 }, metadata }]);
+      await store.close();
+      const { code, stdout } = await petstore(newer.dir, ['projections', 'status']);
+      expect([code, stdout.trimEnd().split('\n').slice(4)]).toEqual([
+        0,
+        [
+          'pet-list: NOT TRUSTED: passes over events of types this release does not know: PetVaccinated (first at 5); a newer release wrote them',
+          'api-keys: NOT TRUSTED: passes over events of types this release does not know: PetVaccinated (first at 5); a newer release wrote them',
+          'orders: NOT TRUSTED: passes over events of types this release does not know: PetVaccinated (first at 5); a newer release wrote them',
+        ],
+      ]);
     } finally {
       newer.remove();
     }

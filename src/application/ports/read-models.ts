@@ -124,6 +124,13 @@ export type ProjectionStatus = {
   } | null;
   /** The earlier version whose read model is served until its rebuild is swapped in; null when current. */
   readonly interimFromVersion: number | null;
+  /**
+   * Types of event this release does not know that the read model passed over (a newer release
+   * wrote them), each with the position of its first; empty when none. While any, the read model
+   * saves no snapshot and the server is not ready. The offline status, which folds nothing, looks
+   * among the events after the checkpoint that the lag counts.
+   */
+  readonly unknownEvents: readonly { readonly type: string; readonly firstPosition: string }[];
   /** The last rebuild of this process, if any. */
   readonly rebuild: RebuildStatus | null;
 };

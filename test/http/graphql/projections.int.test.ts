@@ -18,7 +18,7 @@ afterAll(() => app.close());
 
 const REBUILD_FIELDS = 'state events position target eventsPerSecond etaSeconds startedAt finishedAt error';
 const STATUS_FIELDS = `name version checkpoint lag { events capped seconds }
-  snapshot { version checkpoint savedAt ageSeconds } interimFromVersion rebuild { ${REBUILD_FIELDS} }`;
+  snapshot { version checkpoint savedAt ageSeconds } interimFromVersion unknownEvents { type firstPosition } rebuild { ${REBUILD_FIELDS} }`;
 const COMPARISON_FIELDS = 'result checkpoint path expected actual reason';
 
 async function graphql(query: string, key = admin) {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
 import { openApiMismatches } from '../../support/openapi.ts';
@@ -139,6 +140,47 @@ describe('the admin endpoints', () => {
       403,
       'insufficient_scope',
     ]);
+  });
+});
+
+describe('over a store a newer release wrote to', () => {
+  it('GET /v1/admin/projections names the event type each read model passed over, with its first position', async () => {
+    const newer = await startGuardedApp({ clock: controlledClock(Date.parse('2026-11-23T10:00:00Z')) });
+    try {
+      const key = `Bearer ${(await newer.issueKey({ plan: 'pro', scopes: ['admin'] })).secret}`;
+      const metadata = {
+        eventId: randomUUID(),
+        occurredAt: '2026-11-27T00:00:00.000Z',
+        correlationId: 'c',
+        schemaVersion: 1,
+      };
+      const { position } = await newer.store.appendToStream('pet-1', [
+        { type: 'PetVaccinated', data: { id: 1 }, metadata },
+      ]);
+      await newer.service.readModels.waitFor(position);
+      const response = await newer.app.inject({
+        method: 'GET',
+        url: '/v1/admin/projections',
+        headers: { authorization: key },
+      });
+      const unknownEvents = [{ type: 'PetVaccinated', firstPosition: String(position) }];
+      expect([
+        response.json<{ name: string; unknownEvents: unknown }[]>().map(({ name, unknownEvents }) => ({
+          name,
+          unknownEvents,
+        })),
+        openApiMismatches('GET', '/admin/projections', response),
+      ]).toEqual([
+        [
+          { name: 'pet-list', unknownEvents },
+          { name: 'api-keys', unknownEvents },
+          { name: 'orders', unknownEvents },
+        ],
+        [],
+      ]);
+    } finally {
+      await newer.close();
+    }
   });
 });
 

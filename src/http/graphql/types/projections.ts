@@ -74,6 +74,18 @@ const ProjectionSnapshot = builder.objectRef<SnapshotShape>('ProjectionSnapshot'
   }),
 });
 
+const UnknownEventType = builder
+  .objectRef<ProjectionStatusShape['unknownEvents'][number]>('UnknownEventType')
+  .implement({
+    description: 'A type of event this release does not know, which a newer release wrote.',
+    fields: (t) => ({
+      type: t.exposeString('type'),
+      firstPosition: t.exposeString('firstPosition', {
+        description: 'Position of the first such event the read model passed over (a decimal string).',
+      }),
+    }),
+  });
+
 const ProjectionStatus = builder.objectRef<ProjectionStatusShape>('ProjectionStatus').implement({
   description: 'One read model of this server: REST’s GET /v1/admin/projections, item for item.',
   fields: (t) => ({
@@ -89,6 +101,12 @@ const ProjectionStatus = builder.objectRef<ProjectionStatusShape>('ProjectionSta
       nullable: true,
       description:
         'While a new projection version is rebuilt at start, the earlier version whose read model is served meanwhile.',
+    }),
+    unknownEvents: t.expose('unknownEvents', {
+      type: [UnknownEventType],
+      description:
+        'Types of event this release does not know that the read model passed over; empty when none. ' +
+        'While any, the read model saves no snapshot and the server is not ready.',
     }),
     rebuild: t.expose('rebuild', {
       type: RebuildStatus,
