@@ -27,10 +27,11 @@ export type IdempotentCreate<R> = {
    * For a creation that can be refused (an order: its pet may not be available): creates it with
    * the key's claim in the same atomic append, so that a refusal claims nothing and a claim always
    * names something created. It takes an id (from `nextId`) only once it is not refused, and appends
-   * `claimFor(thatId)` with it. Absent (a pet, whose creation cannot be refused): the claim is
-   * appended first, then `ensureCreated` creates.
+   * `claimFor(thatId, decidedAt)` with it: the claim is made at the creation's time, as one decision.
+   * Absent (a pet, whose creation cannot be refused): the claim is appended first, then
+   * `ensureCreated` creates.
    */
-  readonly createWithClaim?: (claimFor: (id: number) => StreamAppend) => Promise<R>;
+  readonly createWithClaim?: (claimFor: (id: number, at: Date) => StreamAppend) => Promise<R>;
 };
 
 export type IdempotencyDependencies = {
@@ -62,12 +63,12 @@ export async function createIdempotently<R>(
       case 'replay':
         return { result: await create.ensureCreated(decision.id), replayed: true };
       case 'claimable': {
-        const claimFor = (id: number): StreamAppend => ({
+        const claimFor = (id: number, at: Date = now): StreamAppend => ({
           streamName: stream,
           events: [
             {
-              ...claimIdempotencyKey(create.field, id, create.requestHash, now, deps.idempotencyKeyTtlMs),
-              metadata: newEventMetadata(clockAt(now), context),
+              ...claimIdempotencyKey(create.field, id, create.requestHash, at, deps.idempotencyKeyTtlMs),
+              metadata: newEventMetadata(clockAt(at), context),
             },
           ],
           expectedRevision: last?.revision ?? 'no_stream',

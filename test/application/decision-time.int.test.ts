@@ -77,3 +77,13 @@ it('records an idempotency key’s claim at one time: it expires a day after its
   const expiresAt = (claimed!.data as { expiresAt: string }).expiresAt;
   expect(Date.parse(expiresAt) - Date.parse(claimed!.metadata.occurredAt)).toBe(24 * 3600_000);
 });
+
+it('records a placement with an idempotency key at one time: its claim too, which lands with the order', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, context);
+  const { order } = await t.application.placeOrder({ petId: pet.id }, context, { idempotencyKey: 'k-2' });
+  const [claimed] = await t.store.readStream(idempotencyStreamName('key-1', 'k-2'));
+  expect([claimed!.metadata.occurredAt, (claimed!.data as { expiresAt: string }).expiresAt]).toEqual([
+    order.placedAt,
+    new Date(Date.parse(order.placedAt) + 24 * 3600_000).toISOString(),
+  ]);
+});

@@ -74,11 +74,10 @@ async function decideAndAppend(
   nextOrderId: () => Promise<number>,
   order: NewOrder,
   context: RequestContext,
-  claimFor?: (orderId: number) => StreamAppend,
+  claimFor?: (orderId: number, decidedAt: Date) => StreamAppend,
 ): Promise<{ order: VersionedOrder; position: bigint }> {
   let fromStore = false;
   let orderId: number | undefined;
-  let claim: StreamAppend | undefined;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const pet = fromStore
       ? await fromStream(deps, order.petId)
@@ -90,10 +89,10 @@ async function decideAndAppend(
     if (orderId === undefined) {
       refuseUnorderable(order.petId, pet.state);
       orderId = await nextOrderId();
-      claim = claimFor?.(orderId);
     }
     const decidedAt = deps.clock.now();
     const decision = decidePlaceOrder(order, orderId, pet.state, context.apiKeyId, decidedAt);
+    const claim = claimFor?.(orderId, decidedAt); // made at the placement's time: one decision
     try {
       return await appendOrderDecision(
         deps,
