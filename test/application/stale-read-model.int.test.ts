@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { cancelOrderCommand, completeOrderCommand } from '../../src/application/commands/close-order.ts';
+import { createPetCommand } from '../../src/application/commands/create-pet.ts';
+import { placeOrderCommand } from '../../src/application/commands/place-order.ts';
 import { updatePetCommand } from '../../src/application/commands/update-pet.ts';
 import type { OrderReadModel, PetReadModel } from '../../src/application/ports/read-models.ts';
 import type { VersionedOrder } from '../../src/domain/orders.ts';
@@ -159,5 +161,66 @@ describe('closing an order whose pet the read model has not seen held yet', () =
       code: 'invalid_order_transition',
       message: `Order ${order.id} is completed: it cannot cancel any more.`,
     });
+  });
+});
+
+describe('a retry with an Idempotency-Key of a creation another process made, on read models that are behind', () => {
+  /** Read models that have not applied that process's write yet; they record what they were made to wait for. */
+  function readModelsBehind() {
+    const waitedFor: bigint[] = [];
+    const waitFor = (position: bigint) => {
+      waitedFor.push(position);
+      return Promise.resolve();
+    };
+    const pets: PetReadModel = {
+      getPet: () => undefined,
+      removedVersion: () => undefined,
+      heldBy: () => undefined,
+      countByStatus: unused,
+      page: unused,
+      onChange: () => () => {},
+      waitFor,
+    };
+    const orders: OrderReadModel = {
+      getOrder: () => undefined,
+      page: unused,
+      onChange: () => () => {},
+      waitFor,
+    };
+    return { pets, orders, waitedFor };
+  }
+
+  it('answers with the pet once this process’s read model has reached the store’s head', async () => {
+    const body = { name: 'Rex', categoryId: 1 };
+    const { pet } = await t.application.createPet(body, context, { idempotencyKey: 'k-pet' });
+    const { pets, waitedFor } = readModelsBehind();
+    const createPet = createPetCommand({
+      store: t.store,
+      nextPetId: unused,
+      readModel: pets,
+      clock: systemClock,
+      idempotencyKeyTtlMs: 3600_000,
+    });
+    const retry = await createPet(body, context, { idempotencyKey: 'k-pet' });
+    expect([retry.pet, waitedFor]).toEqual([pet, [await t.store.headPosition()]]);
+  });
+
+  it('answers with the order once this process’s read model has reached the store’s head', async () => {
+    const pet = await availablePet();
+    const { order } = await t.application.placeOrder({ petId: pet.id }, context, {
+      idempotencyKey: 'k-order',
+    });
+    const { pets, orders, waitedFor } = readModelsBehind();
+    const placeOrder = placeOrderCommand({
+      store: t.store,
+      orders,
+      pets,
+      clock: systemClock,
+      petTurns: new Turns(),
+      nextOrderId: unused,
+      idempotencyKeyTtlMs: 3600_000,
+    });
+    const retry = await placeOrder({ petId: pet.id }, context, { idempotencyKey: 'k-order' });
+    expect([retry.order, waitedFor]).toEqual([order, [await t.store.headPosition()]]);
   });
 });

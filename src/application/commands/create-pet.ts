@@ -73,7 +73,11 @@ async function ensurePetCreated(
   const known = deps.readModel.getPet(id);
   if (known?.version === 0) return { pet: known };
   const created = await createdPet(deps, id);
-  if (created !== undefined) return { pet: created };
+  if (created !== undefined) {
+    // Another process created it, and this read model may not have it yet: answer once it does.
+    if (known === undefined) await readModelAtHead(deps);
+    return { pet: created };
+  }
   try {
     return await appendPet(deps, id, newPet, context);
   } catch (error) {
@@ -81,10 +85,15 @@ async function ensurePetCreated(
     // Another request created it meanwhile: answer once this read model has it too.
     const pet = await createdPet(deps, id);
     if (pet === undefined) throw new Error(`Pet ${id}'s stream holds no PetCreated.`, { cause: error });
-    const head = await deps.store.headPosition();
-    if (head !== undefined) await deps.readModel.waitFor(head);
+    await readModelAtHead(deps);
     return { pet };
   }
+}
+
+/** Read-your-writes for a pet another request created: a stream read's position is only a lower bound. */
+async function readModelAtHead(deps: CreatePetDependencies): Promise<void> {
+  const head = await deps.store.headPosition();
+  if (head !== undefined) await deps.readModel.waitFor(head);
 }
 
 /** The pet as its PetCreated event recorded it (version 0), from the store. */

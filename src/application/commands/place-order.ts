@@ -129,7 +129,12 @@ async function ensurePlaced(
   context: RequestContext,
 ): Promise<{ order: VersionedOrder; position?: bigint }> {
   const [placed] = await deps.store.readStream(orderStreamName(id), { maxCount: 1 });
-  if (placed !== undefined)
-    return { order: { ...evolveOrder(undefined, placed as unknown as OrderEvent)!, version: 0 } };
-  return place(deps, () => Promise.resolve(id), order, context);
+  if (placed === undefined) return place(deps, () => Promise.resolve(id), order, context);
+  // Another process may have placed it, and this read model not have it yet: answer once it does
+  // (on the store's head: a stream read's position is only a lower bound).
+  if (deps.orders.getOrder(id) === undefined) {
+    const head = await deps.store.headPosition();
+    if (head !== undefined) await deps.orders.waitFor(head);
+  }
+  return { order: { ...evolveOrder(undefined, placed as unknown as OrderEvent)!, version: 0 } };
 }
