@@ -8,7 +8,7 @@ import { type Auth, createAuth } from './application/auth.ts';
 import { grantDefaultScopes } from './application/commands/api-keys.ts';
 import { type Application, createApplication } from './application/index.ts';
 import type { CounterStore } from './application/ports/counters.ts';
-import type { EventStore } from './application/ports/event-store.ts';
+import { type EventStore, StoreUnavailableError } from './application/ports/event-store.ts';
 import type { Config } from './config.ts';
 import { openEventStore } from './eventstore/index.ts';
 import { memoryCounters, redisCounters } from './rate-limits/window-counter.ts';
@@ -84,6 +84,15 @@ export async function startService(
   const clock = options.clock ?? systemClock;
   const opened = options.store ?? (await openEventStore(config, logger.child({ component: 'eventstore' })));
   const store = options.wrapStore === undefined ? opened : options.wrapStore(opened);
+  // The embedded store's writer thread starts now, beside the catch-up, not with the first write: a
+  // thread and its connection to the store need file descriptors, which a flood of connections
+  // under a container's `ulimit -n` may have used up by then (the first write then found the store
+  // broken, and the process stopped). A store that refuses writes for now (a full disk) starts
+  // all the same, as before; one whose writer cannot start fails start-up with the reason.
+  const writerStarted = store.checkWritable().then(
+    () => undefined,
+    (error: unknown) => (error instanceof StoreUnavailableError ? undefined : error),
+  );
   const snapshots = options.snapshots === false ? undefined : dataDirSnapshots(config.dataDir);
   const readModels = new ProjectionGroup({
     store,
@@ -125,8 +134,11 @@ export async function startService(
   });
   try {
     await readModels.start();
+    const cannotWrite = await writerStarted;
+    if (cannotWrite !== undefined) throw cannotWrite;
   } catch (error) {
-    // A store that cannot be read (damaged, unreachable) fails start-up instead of retrying forever.
+    // A store that cannot be read (damaged, unreachable) or written (its writer thread cannot
+    // start) fails start-up instead of retrying forever.
     redis?.client.disconnect();
     if (options.store === undefined) await store.close().catch(() => {});
     throw error;

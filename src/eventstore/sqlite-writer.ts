@@ -42,8 +42,9 @@ export type SqliteWriterOptions = WriterData & {
  * as it is reported (one message per turn of the event loop cost more CPU, for messages the
  * writer then read all at once). Each resolves only once the writer reports its transaction
  * committed, which with `synchronous=FULL` means fsynced. The thread starts with the
- * first append (a process that only reads never starts it) and keeps the process alive only while
- * appends are in flight, as a pending write to a socket would.
+ * first append or probe (a command that only reads never starts it; the server probes as it starts,
+ * see service.ts) and keeps the process alive only while appends are in flight, as a pending write
+ * to a socket would.
  */
 export class SqliteWriter {
   readonly #workerData: WriterData;
@@ -207,9 +208,15 @@ export class SqliteWriter {
     return pending;
   }
 
-  /** Nothing in flight: the thread no longer keeps the process alive. */
+  /**
+   * Nothing in flight: the thread no longer keeps the process alive, unless it is closing (close()
+   * holds it until the thread has said it closed; a probe answered meanwhile would let the process
+   * exit, with status 13, while close() still waits).
+   */
   #releaseIfIdle(): void {
-    if (this.#pending.size === 0 && this.#probes.length === 0) this.#worker?.unref();
+    if (this.#pending.size === 0 && this.#probes.length === 0 && this.#closing === undefined) {
+      this.#worker?.unref();
+    }
   }
 
   /** A failure of SQLite's, as the port's StoreUnavailableError when it passes (a full disk…). */
