@@ -18,23 +18,28 @@ export function endWhenStalled(res: ServerResponse, limitMs: number, log: Fastif
   let stalled: { since: number; drains: number } | undefined;
   const onDrain = () => void (drains += 1);
   res.on('drain', onDrain);
-  const timer = setInterval(
-    () => {
-      if (!res.writableNeedDrain || (stalled !== undefined && drains !== stalled.drains)) {
-        stalled = res.writableNeedDrain ? { since: performance.now(), drains } : undefined;
-        return;
-      }
-      stalled ??= { since: performance.now(), drains };
-      if (performance.now() - stalled.since < limitMs) return;
-      clearInterval(timer);
-      log.info(
-        { bufferedBytes: res.writableLength, stalledMs: Math.round(performance.now() - stalled.since) },
-        'event stream ended: its client took nothing of it for STREAM_STALL_SECONDS',
-      );
-      res.destroy();
-    },
-    Math.min(5_000, Math.max(100, limitMs / 4)),
-  );
+  const everyMs = Math.min(5_000, Math.max(100, limitMs / 4));
+  let lastTick = performance.now();
+  const timer = setInterval(() => {
+    // A tick far behind its time: this process did not run (a VM paused, SIGSTOP, a starved CPU),
+    // so a client that read all along could not be seen doing it (its `drain` is still to come, as
+    // timers run before I/O): the wait starts again from now rather than count the pause as the
+    // client's.
+    const late = performance.now() - lastTick > 2 * everyMs;
+    lastTick = performance.now();
+    if (late || !res.writableNeedDrain || (stalled !== undefined && drains !== stalled.drains)) {
+      stalled = res.writableNeedDrain ? { since: performance.now(), drains } : undefined;
+      return;
+    }
+    stalled ??= { since: performance.now(), drains };
+    if (performance.now() - stalled.since < limitMs) return;
+    clearInterval(timer);
+    log.info(
+      { bufferedBytes: res.writableLength, stalledMs: Math.round(performance.now() - stalled.since) },
+      'event stream ended: its client took nothing of it for STREAM_STALL_SECONDS',
+    );
+    res.destroy();
+  }, everyMs);
   timer.unref();
   afterClose(res, () => {
     clearInterval(timer);

@@ -88,4 +88,31 @@ describe('an event stream whose client takes nothing of it', () => {
     await reader.cancel();
     expect(bytes).toBeGreaterThan(0);
   }, 30_000);
+
+  it('is not ended when the server itself was paused past the limit while its client read', async () => {
+    const before = endedLines().length;
+    const response = await fetch(`${server.url}/v1/audit/events?after=0`, {
+      headers: { authorization: `Bearer ${key}`, accept: 'text/event-stream' },
+    });
+    const reader = response.body!.getReader();
+    let reading = true;
+    // The client reads a chunk every 20 ms all along, until it stops or the stream ends.
+    const read = (async () => {
+      while (reading) {
+        if ((await reader.read()).done) return 'ended';
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      return 'still open';
+    })();
+    // The process stops (a VM paused, a process starved of CPU) for twice the limit, then runs on.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    server.child.kill('SIGSTOP');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    server.child.kill('SIGCONT');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    reading = false;
+    expect(await read.catch((error: unknown) => String(error))).toBe('still open');
+    await reader.cancel();
+    expect(endedLines().length).toBe(before);
+  }, 30_000);
 });
