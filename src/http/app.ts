@@ -40,7 +40,7 @@ import { lazyRequestLogger } from './request-logger.ts';
 import { closeConnectionsOnClose, refuseWhileShuttingDown } from './shutting-down.ts';
 import { closeGentlyAfterUnreadBodies } from './unread-body.ts';
 import { requestId } from './request-id.ts';
-import { DEFAULT_REQUEST_TIMEOUT_MS, requestTimeouts } from './request-timeouts.ts';
+import { closeSilentConnections, DEFAULT_REQUEST_TIMEOUT_MS, requestTimeouts } from './request-timeouts.ts';
 
 export type AppDependencies = {
   readonly config: Pick<Config, 'bodyLimitBytes' | 'trustProxy' | 'graphql'> &
@@ -90,6 +90,8 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     requestIdHeader: false,
     genReqId: requestId,
   });
+
+  closeSilentConnections(app.server, timeouts.headersTimeout);
 
   // JSON only: every other media type is a 415 (Fastify would otherwise accept text/plain). A
   // merge patch (RFC 7396) is JSON too.

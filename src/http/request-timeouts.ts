@@ -1,3 +1,6 @@
+import type { Server } from 'node:http';
+import type { Socket } from 'node:net';
+
 /** REQUEST_TIMEOUT_SECONDS's default. */
 export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
@@ -20,4 +23,22 @@ export function requestTimeouts(requestTimeoutMs: number): {
     headersTimeout: Math.min(60_000, requestTimeoutMs),
     connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeoutMs / 4)),
   };
+}
+
+/**
+ * Closes a connection that has sent no byte within `headersTimeoutMs` of opening. Node times a
+ * request's headers from their first byte only: a connection that sends nothing at all (a
+ * preconnect never used, or a client opening many and holding them) stayed open for as long as
+ * the client kept it, one file descriptor each, without a request to limit or log, so that a
+ * single client could take every descriptor the process may open. One timer per connection, not
+ * per request; a connection that has begun a request is left to the timeouts above.
+ */
+export function closeSilentConnections(server: Server, headersTimeoutMs: number): void {
+  server.on('connection', (socket: Socket) => {
+    const timer = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, headersTimeoutMs);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  });
 }

@@ -43,7 +43,8 @@ export const DRAIN_MS = 5_000;
 /**
  * Lets `close()` finish once the responses in flight have: Node's `server.close()` closes the
  * connections idle at that moment only. A connection that has sent no request yet (a browser's
- * preconnect, or a client's spare) counts as busy until Node's 60 s headers timeout, and one whose
+ * preconnect, or a client's spare) counts as busy until the headers timeout closes it (see
+ * closeSilentConnections), and one whose
  * response was still streaming (an event stream, which a preClose hook is ending) goes idle after
  * it and then waits out the keep-alive timeout: a shutdown outlived its deadline for either. So,
  * as close starts, a connection with no response in flight is destroyed, one with a response in

@@ -389,4 +389,13 @@ describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', 
     ]);
     expect(response.headers.connection).toBe('close');
   });
+
+  it('closes a connection that sends nothing at all, which Node’s headers timeout leaves open for ever', async () => {
+    const socket = connect(slowPort, '127.0.0.1');
+    socket.on('error', () => {});
+    const closed = new Promise<string>((resolve) => socket.on('close', () => resolve('closed')));
+    const open = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 4000));
+    expect(await Promise.race([closed, open])).toBe('closed');
+    socket.destroy();
+  });
 });
