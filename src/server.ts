@@ -83,9 +83,12 @@ export async function startServer(
   let url: string;
   try {
     await observability.started(service.store, service.readModels.readModels);
+    // Waited for here, not in startService: the thread starts while the app is built.
+    await service.writerStarted;
     url = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
-    // A port in use or a bad host: give the store back (and save snapshots) before failing.
+    // A port in use, a bad host, a writer that cannot start: give the store back (and save
+    // snapshots) before failing.
     await app.close();
     await observability.close();
     await service.stop();

@@ -38,6 +38,12 @@ export type Service = {
   readonly readModels: ProjectionGroup;
   readonly application: Application;
   readonly auth: Auth;
+  /**
+   * Settles once the store's writer has started and answered a probe (the embedded store's thread),
+   * which began with the service: rejects if it cannot start, so that a server fails start-up
+   * rather than at its first write. A store that refuses writes for now (a full disk) resolves it.
+   */
+  readonly writerStarted: Promise<void>;
   /** Stops following the store and saves snapshots; closes the store only if this service opened it. */
   stop(): Promise<void>;
 };
@@ -87,12 +93,11 @@ export async function startService(
   // The embedded store's writer thread starts now, beside the catch-up, not with the first write: a
   // thread and its connection to the store need file descriptors, which a flood of connections
   // under a container's `ulimit -n` may have used up by then (the first write then found the store
-  // broken, and the process stopped). A store that refuses writes for now (a full disk) starts
-  // all the same, as before; one whose writer cannot start fails start-up with the reason.
-  const writerStarted = store.checkWritable().then(
-    () => undefined,
-    (error: unknown) => (error instanceof StoreUnavailableError ? undefined : error),
-  );
+  // broken, and the process stopped). See Service.writerStarted.
+  const writerStarted = store.checkWritable().catch((error: unknown) => {
+    if (!(error instanceof StoreUnavailableError)) throw error;
+  });
+  writerStarted.catch(() => {}); // a caller that does not wait for it is told by the first write
   const snapshots = options.snapshots === false ? undefined : dataDirSnapshots(config.dataDir);
   const readModels = new ProjectionGroup({
     store,
@@ -134,11 +139,8 @@ export async function startService(
   });
   try {
     await readModels.start();
-    const cannotWrite = await writerStarted;
-    if (cannotWrite !== undefined) throw cannotWrite;
   } catch (error) {
-    // A store that cannot be read (damaged, unreachable) or written (its writer thread cannot
-    // start) fails start-up instead of retrying forever.
+    // A store that cannot be read (damaged, unreachable) fails start-up instead of retrying forever.
     redis?.client.disconnect();
     if (options.store === undefined) await store.close().catch(() => {});
     throw error;
@@ -156,6 +158,7 @@ export async function startService(
     readModels,
     application,
     auth,
+    writerStarted,
     async stop() {
       await temporal.stop();
       await readModels.stop();
