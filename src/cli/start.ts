@@ -12,6 +12,7 @@ import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
 import { type ServerOptions, startServer } from '../server.ts';
 import { parseCommandLine } from './command-line.ts';
+import { descriptorsFailure } from './descriptors.ts';
 import { exitAfterLogs } from './exit-after-logs.ts';
 import { createCliLogger } from './logger.ts';
 import { describeStore, ensureWritableStore, prepareStore, storeFailure } from './store.ts';
@@ -179,8 +180,13 @@ function startFailure(error: unknown, config: Config): unknown {
       return new CommandFailure(
         `cannot listen on ${host}: no such host (${metrics ? 'METRICS_HOST' : '--host or HOST'})`,
       );
-    default:
+    default: {
+      // Ahead of the store's reasons: a start short of descriptors fails wherever it opened its
+      // next file, in that file's words (the temporal index "cannot be opened … delete it").
+      const shortOfDescriptors = descriptorsFailure(error);
+      if (shortOfDescriptors !== undefined) return new CommandFailure(shortOfDescriptors, { cause: error });
       return storeFailure(error) ?? error;
+    }
   }
 }
 

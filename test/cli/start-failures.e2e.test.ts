@@ -255,6 +255,21 @@ describe('petstore start refuses, in one line', () => {
     ]);
   });
 
+  it('a file descriptor limit too low to start under, naming the limit rather than the file it failed to open', async () => {
+    const dir = dataDir();
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dir], {
+      timeoutMs: 20_000,
+      through: ['prlimit', '--nofile=30:30'],
+    });
+    expect(code).toBe(1);
+    expect(failureLines(stderr)).toEqual([
+      `petstore start: store ${dir}/events.sqlite`,
+      expect.stringMatching(
+        /^petstore start: this process ran out of file descriptors( \(\d+ open, limit 30\))?: raise its limit \(ulimit -n, or the container's nofile\) to 1024 or more; the pet store holds about 40 at rest, and one more per connection$/,
+      ),
+    ]);
+  });
+
   it('a temporal index it cannot open, naming that file and not the event store', async () => {
     const dir = dataDir();
     await seedDataDir(dir, 1);

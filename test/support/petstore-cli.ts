@@ -18,9 +18,13 @@ export function runPetstore(
     timeoutMs?: number;
     /** Run as this user and group (the test must run as root to ask for it). */
     user?: { readonly uid: number; readonly gid: number };
+    /** A command that runs Node in its place, its arguments first (`prlimit --nofile=30:30`). */
+    through?: readonly [string, ...string[]];
   } = {},
 ): Promise<CliRun> {
-  const child = spawn(process.execPath, [PETSTORE_BIN, ...args], {
+  const [command, ...before] = options.through ?? [process.execPath];
+  const node = options.through === undefined ? [] : [process.execPath];
+  const child = spawn(command, [...before, ...node, PETSTORE_BIN, ...args], {
     cwd: options.cwd ?? path.dirname(PETSTORE_BIN),
     ...options.user,
     env: { ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'test', ...options.env },
