@@ -5,6 +5,13 @@ import { CommandFailure, UsageError } from './usage-error.ts';
 /** How often a rebuild's progress is asked for. */
 const POLL_MS = 250;
 
+/**
+ * A read model's status as a server reports it: a server of a release before `unknownEvents`
+ * (one not yet upgraded, during a rolling upgrade) answers without it.
+ */
+export type ReportedStatus = Omit<ProjectionStatus, 'unknownEvents'> &
+  Partial<Pick<ProjectionStatus, 'unknownEvents'>>;
+
 /** A running server's admin endpoints (scope admin), for `petstore projections … --url`. */
 export function adminClient(url: string, apiKey: string | undefined) {
   const base = serviceAddress(url);
@@ -24,7 +31,7 @@ export function adminClient(url: string, apiKey: string | undefined) {
       throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}`);
     return body;
   }
-  const status = () => call<ProjectionStatus[]>('GET', '');
+  const status = () => call<ReportedStatus[]>('GET', '');
   return {
     status,
     verify: (name: string) => call<VerifyReport>('POST', `/${encodeURIComponent(name)}/verify`),

@@ -1,13 +1,13 @@
 import path from 'node:path';
 import { pino } from 'pino';
-import type { Comparison, ProjectionStatus, RebuildStatus, VerifyReport } from '../application/index.ts';
+import type { Comparison, RebuildStatus, VerifyReport } from '../application/index.ts';
 import { loadConfig } from '../config.ts';
 import { offlineStatus, rebuildOffline, verifyOffline } from '../read-models/offline.ts';
 import { PassedOverEventsError } from '../read-models/read-model.ts';
 import { progressFigures } from '../read-models/rebuild.ts';
 import { dataDirSnapshots } from '../read-models/snapshot-file.ts';
 import { PROJECTIONS } from '../service.ts';
-import { adminClient } from './admin-client.ts';
+import { adminClient, type ReportedStatus } from './admin-client.ts';
 import { parseCommandLine } from './command-line.ts';
 import { type ProgressFigures, progressReporter } from './progress.ts';
 import { failureReason } from './failure-reason.ts';
@@ -55,7 +55,7 @@ type Rebuilt = ProgressFigures & {
 };
 
 type Operator = {
-  status(): Promise<ProjectionStatus[]>;
+  status(): Promise<readonly ReportedStatus[]>;
   rebuild(name: string, onProgress: (figures: ProgressFigures) => void): Promise<Rebuilt>;
   verify(name: string): Promise<VerifyReport>;
   close(): Promise<void>;
@@ -159,7 +159,7 @@ function describe(comparison: Comparison, other: string): string {
   }
 }
 
-function printStatus(statuses: readonly ProjectionStatus[], json: boolean): void {
+function printStatus(statuses: readonly ReportedStatus[], json: boolean): void {
   if (json) {
     process.stdout.write(`${JSON.stringify(statuses, null, 2)}\n`);
     return;
@@ -191,7 +191,8 @@ function printStatus(statuses: readonly ProjectionStatus[], json: boolean): void
         .join('  ')
         .trimEnd()}\n`,
     );
-  for (const { name, unknownEvents } of statuses) {
+  // A server of an earlier release reports no unknownEvents: nothing to add for it.
+  for (const { name, unknownEvents = [] } of statuses) {
     if (unknownEvents.length === 0) continue;
     const types = unknownEvents.map(({ type, firstPosition }) => `${type} (first at ${firstPosition})`);
     process.stdout.write(

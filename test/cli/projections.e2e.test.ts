@@ -391,3 +391,39 @@ describe('a --url that is not this service’s admin API', () => {
     ]);
   });
 });
+
+describe('a --url server of the release before unknownEvents (a rolling upgrade under way)', () => {
+  it('status: prints the table of a server that reports no unknownEvents, and exits 0', async () => {
+    // What GET /v1/admin/projections of that release answers: no unknownEvents.
+    const earlier = createServer((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json; charset=utf-8' }).end(
+        JSON.stringify([
+          {
+            name: 'pet-list',
+            version: 4,
+            checkpoint: '1',
+            lag: { events: 0, capped: false, seconds: 0 },
+            snapshot: null,
+            interimFromVersion: null,
+            rebuild: null,
+          },
+        ]),
+      );
+    }).listen(0, '127.0.0.1');
+    await once(earlier, 'listening');
+    const url = `http://127.0.0.1:${(earlier.address() as AddressInfo).port}`;
+    try {
+      const { code, stdout, stderr } = await projections(['status', '--url', url], {
+        PETSTORE_API_KEY: 'psk_any',
+      });
+      expect([code, stdout, stderr]).toEqual([
+        0,
+        'PROJECTION  VERSION  CHECKPOINT  LAG            SNAPSHOT  REBUILD\n' +
+          'pet-list    4        1           0 events, 0 s  -         -\n',
+        '',
+      ]);
+    } finally {
+      earlier.close();
+    }
+  });
+});
