@@ -201,6 +201,14 @@ export class ReadModel<State> {
     this.#checkpoint = last.position;
     this.#lastEvent = last;
     this.#eventsSinceSnapshot += batch.length - from;
+    this.saveSnapshotIfDue(snapshotEveryEvents);
+  }
+
+  /**
+   * Saves a snapshot in the background once `snapshotEveryEvents` events were folded since the last
+   * one (undefined: never), at most once a minute.
+   */
+  saveSnapshotIfDue(snapshotEveryEvents: number | undefined): void {
     if (snapshotEveryEvents === undefined || this.#eventsSinceSnapshot < snapshotEveryEvents) return;
     // A snapshot is written a chunk at a time, but its parts still cost the event loop some time in
     // all: under a heavy write load, at most one periodic snapshot a minute.

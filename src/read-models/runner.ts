@@ -86,6 +86,8 @@ export class ProjectionGroup {
     this.#loop = this.#follow();
     if (head !== undefined) await this.waitFor(head);
     this.#caughtUp = true;
+    // The catch-up saved none part-way (see #follow): the snapshot is of where it ended.
+    for (const readModel of this.#readModels) readModel.saveSnapshotIfDue(this.#options.snapshotEveryEvents);
     for (const readModel of this.#readModels) {
       if (readModel.interimFromVersion !== undefined) this.rebuild(readModel.projection.name);
     }
@@ -171,7 +173,11 @@ export class ProjectionGroup {
           lean: true,
         });
         for await (const batch of this.#subscription.batches()) {
-          for (const readModel of this.#readModels) readModel.apply(batch, snapshotEveryEvents);
+          // None while a start catches up: a snapshot part-way through a long catch-up (a restored
+          // backup, a changed projection) slowed the start and, once a minute had to pass before the
+          // next, left the next start to fold nearly every event again.
+          const every = this.#caughtUp ? snapshotEveryEvents : undefined;
+          for (const readModel of this.#readModels) readModel.apply(batch, every);
           this.#advance(batch[batch.length - 1]!.position);
           failures.succeeded();
           // The embedded store's batches come on promises alone (its reads are synchronous): a burst

@@ -120,6 +120,17 @@ describe('ProjectionRunner', () => {
     await r.stop();
   });
 
+  it('saves its snapshot where a start caught up, not part-way through the catch-up', async () => {
+    // A restored backup or a changed projection: a start folds many events, in several reads.
+    await store.close();
+    store = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite'), readBatchSize: 2 });
+    const head = await append('A', 'B', 'C', 'D', 'E', 'F');
+    const r = runner(1, { snapshotEveryEvents: 2 });
+    await r.start();
+    await expect.poll(() => snapshots.header('counting')).toMatchObject({ checkpoint: String(head) });
+    await r.stop();
+  });
+
   it('keeps saving a snapshot every N events, at most once a minute, after the wall clock was set back', async () => {
     vi.useFakeTimers({ toFake: ['Date', 'performance'], now: Date.parse('2026-11-26T12:00:00Z') });
     try {
