@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../src/cli/commands.ts';
@@ -50,6 +50,21 @@ describe('README.md', () => {
       README.indexOf('<!-- section:architecture -->'),
     );
     expect(operations.match(/^### .+$/gm)).toEqual(['### Metrics', '### Health', '### Tracing', '### Logs']);
+  });
+
+  it('lists in the Logs section every event field the service logs, for alerts', () => {
+    const logs = README.slice(README.indexOf('\n### Logs\n'), README.indexOf('**Access log.**'));
+    const listed = new Set([...logs.matchAll(/`([a-z_]+\.[a-z_]+)`/g)].map((match) => match[1]!));
+    const sources = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((file) => file.endsWith('.ts'))
+      .map((file) => readFileSync(path.join(ROOT, 'src', file), 'utf8'));
+    const logged = new Set(
+      sources.flatMap((source) =>
+        [...source.matchAll(/event: '([a-z_]+\.[a-z_]+)'/g)].map((match) => match[1]!),
+      ),
+    );
+    expect(logged.size).toBeGreaterThan(0);
+    expect([...logged].filter((event) => !listed.has(event)).sort()).toEqual([]);
   });
 
   it('answers the versioning questions the contract leaves "not shown"', () => {
