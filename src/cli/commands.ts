@@ -143,9 +143,22 @@ latest commits are in events.sqlite-wal), as SQLite's online backup takes it. It
 file; it writes beside <file> and gives the copy that name only once it is whole and on disk.
 Prints the file, its size, and the events it holds (how many, up to which position), read from the
 copy. Only the events are backed up: the snapshots and the temporal index are derived from them.
-A KurrentDB store (EVENT_STORE_URL) is backed up with KurrentDB's own tools. Restoring: see the
-README, section Production.`,
+A KurrentDB store (EVENT_STORE_URL) is backed up with KurrentDB's own tools. Restore it with
+petstore restore.`,
     load: () => import('./backup.ts'),
+  },
+  {
+    name: 'restore',
+    synopsis: '<backup> [--after-position N]',
+    summary: 'put a backup in the embedded store’s place, keeping the store it replaces',
+    details: `Refuses while any process has the store open (stop servers, forwarders and commands first),
+and refuses a backup that is no store or is damaged (SQLite's quick_check), before anything is
+replaced; the backup itself is never changed. The store it replaces is renamed, with its -wal and
+-shm, to events.sqlite.replaced-<time>, whole. New events take positions after the replaced store's
+last one, so that no position a client learnt is given to another event; --after-position N sets
+that (say, the last position a Kafka topic holds) where the replaced store is gone or unreadable.
+Snapshots and the temporal index are checked at start, as always. See the README, section Backups.`,
+    load: () => import('./restore.ts'),
   },
   {
     name: 'forward',

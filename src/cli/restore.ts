@@ -1,0 +1,132 @@
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  existsSync,
+  fsyncSync,
+  openSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
+import { loadConfig } from '../config.ts';
+import { embeddedStoreFile } from '../eventstore/index.ts';
+import {
+  lastPositionOfUnusedStore,
+  prepareRestoredStore,
+  RestoreRefusedError,
+} from '../eventstore/sqlite-restore.ts';
+import { parseCommandLine } from './command-line.ts';
+import { failureReason } from './failure-reason.ts';
+import { prepareStore } from './store.ts';
+import { CommandFailure, UsageError } from './usage-error.ts';
+
+const KURRENTDB =
+  "EVENT_STORE_URL names a KurrentDB store, which this command does not restore: use KurrentDB's own restore (see Backup under Operations in KurrentDB's server documentation)";
+
+/**
+ * `petstore restore <backup> [--after-position N]`: puts a backup (of `petstore backup`) in the
+ * embedded store's place, as README's steps did by hand, without their pitfalls:
+ * - it refuses while any process has the store open (SQLite tells, see lastPositionOfUnusedStore);
+ * - it checks the backup is a whole store before anything is replaced, and never changes the backup
+ *   (it restores a copy);
+ * - a `-wal` or `-shm` of the replaced store cannot be applied to the backup (SQLite would, and the
+ *   store would be damaged): the replaced store is kept beside, renamed with them, whole;
+ * - new events take positions after the replaced store's last one (or `--after-position`), so that
+ *   a position a client or a Kafka consumer learnt after the backup is never given to another event.
+ */
+export async function run(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine({
+    args,
+    options: { 'after-position': { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (positionals.length > 1) throw new UsageError('too many arguments: name one backup');
+  const backup = positionals[0];
+  if (backup === undefined || backup.trim() === '') throw new UsageError('name the backup to restore');
+  const afterFlag = positionOption(values['after-position']);
+  const config = loadConfig(process.env);
+  prepareStore(config, 'restore', 'may-create');
+  if (config.eventStoreUrl !== undefined) throw new CommandFailure(KURRENTDB);
+  const target = embeddedStoreFile(config.dataDir);
+  refuseBackup(backup, target);
+
+  const replaced = unusedStoreLastPosition(target);
+  const partial = `${target}.restore-${process.pid}.partial`;
+  let restored;
+  try {
+    copyFileSync(backup, partial, constants.COPYFILE_EXCL);
+    const after = afterFlag ?? (typeof replaced === 'bigint' ? replaced : undefined);
+    restored = prepareRestoredStore(partial, after, afterFlag !== undefined);
+    syncFile(partial);
+  } catch (error) {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${partial}${suffix}`, { force: true });
+    if (error instanceof RestoreRefusedError)
+      throw new CommandFailure(`cannot restore ${backup}: ${error.message}`);
+    throw new CommandFailure(`cannot restore ${backup}: ${failureReason(error)}`, { cause: error });
+  }
+  const keptAs = existsSync(target) ? setAside(target) : undefined;
+  renameSync(partial, target);
+  syncFile(config.dataDir);
+
+  const holds =
+    restored.lastPosition === undefined
+      ? 'no events'
+      : `${restored.events.toLocaleString('en')} event${restored.events === 1 ? '' : 's'}, up to position ${restored.lastPosition}`;
+  const lines = [
+    `${target}: restored from ${backup}: ${holds}; new events take positions after ${restored.nextAfter}`,
+    keptAs === undefined
+      ? 'there was no store to replace'
+      : `the store it replaced is kept as ${keptAs}${replaced === 'unreadable' ? ' (it could not be read: its last position is unknown; pass --after-position to skip the positions it gave)' : ''}`,
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** The replaced store's last position (see lastPositionOfUnusedStore); a store in use is refused in one line. */
+function unusedStoreLastPosition(target: string): bigint | 'unreadable' | undefined {
+  try {
+    return lastPositionOfUnusedStore(target);
+  } catch (error) {
+    if (error instanceof RestoreRefusedError) throw new CommandFailure(error.message, { cause: error });
+    throw error;
+  }
+}
+
+function positionOption(value: string | undefined): bigint | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d{1,19}$/.test(value) || BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new UsageError(
+      `--after-position must be a position: a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+    );
+  return BigInt(value);
+}
+
+/** The backup must be a file, not the store itself, and alone: a -wal beside it may hold commits it lacks. */
+function refuseBackup(backup: string, target: string): void {
+  const stat = statSync(backup, { throwIfNoEntry: false });
+  if (stat === undefined) throw new CommandFailure(`cannot restore ${backup}: there is no such file`);
+  if (!stat.isFile()) throw new CommandFailure(`cannot restore ${backup}: it is not a file`);
+  if (existsSync(target) && statSync(target).ino === stat.ino && statSync(target).dev === stat.dev)
+    throw new CommandFailure(`cannot restore ${backup}: it is the store itself`);
+  if (existsSync(`${backup}-wal`))
+    throw new CommandFailure(
+      `cannot restore ${backup}: ${backup}-wal lies beside it, which may hold commits the file lacks (a copy of a live store, not a backup): use a backup made by petstore backup`,
+    );
+}
+
+/** Renames the store, with its -wal and -shm, to `<store>.replaced-<time>`: whole, never deleted. */
+function setAside(target: string): string {
+  const keptAs = `${target}.replaced-${new Date().toISOString().replaceAll(':', '-')}`;
+  for (const suffix of ['-wal', '-shm', ''])
+    if (existsSync(`${target}${suffix}`)) renameSync(`${target}${suffix}`, `${keptAs}${suffix}`);
+  return keptAs;
+}
+
+function syncFile(file: string): void {
+  const fd = openSync(file, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,101 @@
+import { existsSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
+import { SQLITE_BUSY, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
+import type { SqliteBackup } from './sqlite-backup.ts';
+import { openSqliteDatabase } from './sqlite-database.ts';
+
+/** Why a backup cannot be restored, or a store cannot be replaced now: the message says it. */
+export class RestoreRefusedError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RestoreRefusedError';
+  }
+}
+
+/**
+ * The position of the last event of the store at `file`, read with a connection in exclusive
+ * locking mode, which SQLite refuses while any other connection has the store open (in WAL mode each
+ * one keeps the shared-memory index open: a server, a forwarder, a command following events): then
+ * RestoreRefusedError. Closing that connection checkpoints the store into its main file. Undefined
+ * when no file is there, or when it holds no event; `unreadable` when it cannot be read (the damage
+ * a restore is for).
+ */
+export function lastPositionOfUnusedStore(file: string): bigint | 'unreadable' | undefined {
+  if (!existsSync(file)) return undefined;
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(file, { timeout: 0 });
+  } catch {
+    return 'unreadable';
+  }
+  try {
+    db.exec('PRAGMA locking_mode = EXCLUSIVE');
+    db.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    db.close();
+    if (sqlitePrimaryCode(error) === SQLITE_BUSY)
+      throw new RestoreRefusedError(
+        `a process has the store ${file} open (a server, a forwarder, a command): stop every process that uses it, then restore`,
+        { cause: error },
+      );
+    return 'unreadable';
+  }
+  try {
+    const last = db.prepare('SELECT MAX(position) AS last FROM events').get()?.last;
+    return typeof last === 'number' ? BigInt(last) : undefined;
+  } catch {
+    return 'unreadable';
+  } finally {
+    db.exec('ROLLBACK');
+    db.close();
+  }
+}
+
+/**
+ * Makes `copy` (a copy of a backup) ready to take the store's place: a store, whole (SQLite's
+ * quick_check), whose next event takes the position after `after` when given and past its own
+ * last event. An `after` below its last is refused when `asked` (the operator gave it), and passed
+ * over otherwise. Throws RestoreRefusedError for a copy that is no store or is damaged. Returns what
+ * it holds and the position new events follow.
+ */
+export function prepareRestoredStore(
+  copy: string,
+  after: bigint | undefined,
+  asked: boolean,
+): SqliteBackup & { readonly nextAfter: bigint } {
+  let db: DatabaseSync;
+  try {
+    db = openSqliteDatabase(copy, { mustExist: true });
+  } catch (error) {
+    throw new RestoreRefusedError(`it is not a store: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    const problems = db
+      .prepare('PRAGMA quick_check(3)')
+      .all()
+      .map((row) => String(Object.values(row)[0]));
+    if (problems[0] !== 'ok') {
+      // Its findings span lines: said on one, at most 300 characters of them.
+      const found = problems.join('; ').replace(/\s+/g, ' ');
+      throw new RestoreRefusedError(
+        `it is damaged (SQLite's quick_check: ${found.length > 300 ? `${found.slice(0, 300)}…` : found})`,
+      );
+    }
+    const count = db.prepare('SELECT COUNT(*) AS events, MAX(position) AS last FROM events').get()!;
+    const last = count.last === null ? undefined : BigInt(count.last as number);
+    if (asked && after !== undefined && last !== undefined && after < last)
+      throw new RestoreRefusedError(
+        `it holds events up to position ${last}: new events cannot start after ${after}, which is below it`,
+      );
+    const skip = after !== undefined && (last === undefined || after > last);
+    if (skip) {
+      // AUTOINCREMENT gives the next row max(seq, max(position)) + 1.
+      const updated = db.prepare("UPDATE sqlite_sequence SET seq = ? WHERE name = 'events'").run(after);
+      if (updated.changes === 0)
+        db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)").run(after);
+    }
+    return { events: count.events as number, lastPosition: last, nextAfter: skip ? after : (last ?? 0n) };
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,170 @@
+import { copyFileSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { petstore } from '../support/cli.ts';
+import { damagePages } from '../support/damage.ts';
+import { openDataDirStore, seedDataDir, seedPets } from '../support/seed-store.ts';
+import { startServerProcess } from '../support/server-process.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
+
+/**
+ * `petstore restore <backup>`: a backup put in the embedded store's place, as an operator restores
+ * one after a loss, without the pitfalls of doing it by hand (a -wal of the old store applied to the
+ * backup, positions given twice, a server still running on the store).
+ */
+
+let temp: ReturnType<typeof makeTempDir>;
+let dataDir: string;
+let backup: string;
+let store: string;
+beforeEach(async () => {
+  temp = makeTempDir();
+  dataDir = path.join(temp.dir, 'data');
+  store = path.join(dataDir, 'events.sqlite');
+  backup = path.join(temp.dir, 'backup.sqlite');
+  await seedDataDir(dataDir, 3); // positions 1 (the id block) to 4
+  expect((await petstore(dataDir, ['backup', backup])).code).toBe(0);
+  const later = openDataDirStore(dataDir);
+  await seedPets(later, 2, 4); // positions 5 to 7: lost by the restore
+  await later.close();
+});
+afterEach(() => temp.remove());
+
+/** Position and stream of every event of a store file. */
+function eventsOf(file: string): [number, string][] {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const rows = db.prepare('SELECT position, stream FROM events ORDER BY position').all();
+    return rows.map((row) => [row.position as number, row.stream as string]);
+  } finally {
+    db.close();
+  }
+}
+
+const storeFiles = () => readdirSync(dataDir).filter((name) => name.startsWith('events.sqlite'));
+
+describe('petstore restore', () => {
+  it('puts the backup in the store’s place and keeps the store it replaced, whole, beside it', async () => {
+    const { code, stdout } = await petstore(dataDir, ['restore', backup]);
+    const kept = storeFiles().find((name) => name.startsWith('events.sqlite.replaced-'))!;
+    expect([code, stdout]).toEqual([
+      0,
+      `${store}: restored from ${backup}: 4 events, up to position 4; new events take positions after 7\n` +
+        `the store it replaced is kept as ${path.join(dataDir, kept)}\n`,
+    ]);
+    expect(eventsOf(store)).toEqual([
+      [1, 'pet-ids'],
+      [2, 'pet-1'],
+      [3, 'pet-2'],
+      [4, 'pet-3'],
+    ]);
+    expect(eventsOf(path.join(dataDir, kept)).map(([position]) => position)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('gives new events positions after the replaced store’s last, never one a client may have learnt', async () => {
+    await petstore(dataDir, ['restore', backup]);
+    const restored = openDataDirStore(dataDir);
+    await seedPets(restored, 1, 4);
+    await restored.close();
+    expect(eventsOf(store).slice(4)).toEqual([
+      [8, 'pet-ids'],
+      [9, 'pet-4'],
+    ]);
+  });
+
+  it('with --after-position, gives new events positions after that one', async () => {
+    const { stdout } = await petstore(dataDir, ['restore', backup, '--after-position', '1000']);
+    expect(stdout.split('\n')[0]).toBe(
+      `${store}: restored from ${backup}: 4 events, up to position 4; new events take positions after 1000`,
+    );
+    const restored = openDataDirStore(dataDir);
+    const { position } = await restored.appendToStream('pet-ids', [
+      {
+        type: 'PetIdBlockReserved',
+        data: { first: 4, last: 4 },
+        metadata: {
+          eventId: 'e',
+          occurredAt: '2026-11-27T00:00:00.000Z',
+          correlationId: 'c',
+          schemaVersion: 1,
+        },
+      },
+    ]);
+    await restored.close();
+    expect(position).toBe(1001n);
+  });
+
+  it('refuses --after-position below the backup’s last event, replacing nothing', async () => {
+    const before = readFileSync(store);
+    const { code, stderr } = await petstore(dataDir, ['restore', backup, '--after-position', '3']);
+    expect([code, stderr.trimEnd().split('\n').at(-1), storeFiles()]).toEqual([
+      1,
+      `petstore restore: cannot restore ${backup}: it holds events up to position 4: new events cannot start after 3, which is below it`,
+      ['events.sqlite'],
+    ]);
+    expect(readFileSync(store).equals(before)).toBe(true);
+  });
+
+  it('refuses while a server has the store open, replacing nothing', async () => {
+    const server = await startServerProcess({ PETSTORE_DATA_DIR: dataDir });
+    try {
+      const { code, stderr } = await petstore(dataDir, ['restore', backup]);
+      expect([code, stderr.trimEnd().split('\n').at(-1)]).toEqual([
+        1,
+        `petstore restore: a process has the store ${store} open (a server, a forwarder, a command): stop every process that uses it, then restore`,
+      ]);
+      expect(eventsOf(store)).toHaveLength(7);
+    } finally {
+      await server.kill();
+    }
+  });
+
+  it('refuses a damaged backup, replacing nothing and leaving no copy behind', async () => {
+    const damaged = path.join(temp.dir, 'damaged.sqlite');
+    const big = makeTempDir();
+    try {
+      await seedDataDir(big.dir, 2_000); // enough pages to damage one past the header
+      copyFileSync(path.join(big.dir, 'events.sqlite'), damaged);
+    } finally {
+      big.remove();
+    }
+    damagePages(damaged);
+    const { code, stderr } = await petstore(dataDir, ['restore', damaged]);
+    expect([code, stderr.trimEnd().split('\n').at(-1), storeFiles()]).toEqual([
+      1,
+      expect.stringMatching(
+        new RegExp(
+          `^petstore restore: cannot restore ${damaged}: it is damaged \\(SQLite's quick_check: .+\\)$`,
+        ),
+      ),
+      ['events.sqlite'],
+    ]);
+    expect(eventsOf(store)).toHaveLength(7);
+  });
+
+  it('refuses a backup with a -wal beside it (a copy of a live store, not a backup)', async () => {
+    writeFileSync(`${backup}-wal`, '');
+    const { code, stderr } = await petstore(dataDir, ['restore', backup]);
+    expect([code, stderr.trimEnd().split('\n').at(-1)]).toEqual([
+      1,
+      `petstore restore: cannot restore ${backup}: ${backup}-wal lies beside it, which may hold commits the file lacks (a copy of a live store, not a backup): use a backup made by petstore backup`,
+    ]);
+  });
+
+  it('restores into a data directory that was lost, positions then following the backup’s', async () => {
+    rmSync(dataDir, { recursive: true });
+    const { code, stdout } = await petstore(dataDir, ['restore', backup]);
+    expect([code, stdout, eventsOf(store)]).toEqual([
+      0,
+      `${store}: restored from ${backup}: 4 events, up to position 4; new events take positions after 4\n` +
+        'there was no store to replace\n',
+      [
+        [1, 'pet-ids'],
+        [2, 'pet-1'],
+        [3, 'pet-2'],
+        [4, 'pet-3'],
+      ],
+    ]);
+  });
+});
