@@ -157,6 +157,8 @@ replaced; the backup itself is never changed. The store it replaces is renamed, 
 -shm, to events.sqlite.replaced-<time>, whole. New events take positions after the replaced store's
 last one, so that no position a client learnt is given to another event; --after-position N sets
 that (say, the last position a Kafka topic holds) where the replaced store is gone or unreadable.
+The pet and order ids the replaced store had reserved past the backup's are reserved again (one
+event each), so that none is handed out twice.
 Snapshots and the temporal index are checked at start, as always. See the README, section Backups.`,
     load: () => import('./restore.ts'),
   },

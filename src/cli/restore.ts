@@ -11,11 +11,17 @@ import {
 } from 'node:fs';
 import { loadConfig } from '../config.ts';
 import { embeddedStoreFile } from '../eventstore/index.ts';
+import { type IdSequence, lastReservedId, ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
 import {
-  lastPositionOfUnusedStore,
+  type LastEvent,
   prepareRestoredStore,
+  readUnusedStore,
+  type ReplacedStore,
+  type RestoreEvent,
   RestoreRefusedError,
 } from '../eventstore/sqlite-restore.ts';
+import { systemClock } from '../shared/context.ts';
+import { newEventMetadata } from '../shared/event-metadata.ts';
 import { parseCommandLine } from './command-line.ts';
 import { failureReason } from './failure-reason.ts';
 import { prepareStore } from './store.ts';
@@ -33,8 +39,13 @@ const KURRENTDB =
  * - a `-wal` or `-shm` of the replaced store cannot be applied to the backup (SQLite would, and the
  *   store would be damaged): the replaced store is kept beside, renamed with them, whole;
  * - new events take positions after the replaced store's last one (or `--after-position`), so that
- *   a position a client or a Kafka consumer learnt after the backup is never given to another event.
+ *   a position a client or a Kafka consumer learnt after the backup is never given to another event;
+ * - the pet and order ids the replaced store had reserved past the backup's are reserved again in
+ *   the restored store (one reservation event each), so that no id is handed out twice.
  */
+
+/** The id sequences whose blocks a restore carries over from the store it replaces. */
+const SEQUENCES: readonly IdSequence[] = [PET_IDS, ORDER_IDS];
 export async function run(args: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine({
     args,
@@ -51,13 +62,20 @@ export async function run(args: string[]): Promise<void> {
   const target = embeddedStoreFile(config.dataDir);
   refuseBackup(backup, target);
 
-  const replaced = unusedStoreLastPosition(target);
+  const replaced = unusedStore(target);
+  const replacedLast = typeof replaced === 'object' ? replaced.lastPosition : undefined;
   const partial = `${target}.restore-${process.pid}.partial`;
   let restored;
   try {
     copyFileSync(backup, partial, constants.COPYFILE_EXCL);
-    const after = afterFlag ?? (typeof replaced === 'bigint' ? replaced : undefined);
-    restored = prepareRestoredStore(partial, after, afterFlag !== undefined);
+    const after = afterFlag ?? replacedLast;
+    restored = prepareRestoredStore(
+      partial,
+      after,
+      afterFlag !== undefined,
+      (lastEvents) => (typeof replaced === 'object' ? idsToReserveAgain(replaced, lastEvents) : []),
+      SEQUENCES.map((sequence) => sequence.stream),
+    );
     syncFile(partial);
   } catch (error) {
     for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${partial}${suffix}`, { force: true });
@@ -75,21 +93,54 @@ export async function run(args: string[]): Promise<void> {
       : `${restored.events.toLocaleString('en')} event${restored.events === 1 ? '' : 's'}, up to position ${restored.lastPosition}`;
   const lines = [
     `${target}: restored from ${backup}: ${holds}; new events take positions after ${restored.nextAfter}`,
+    ...restored.appended.map(
+      ({ type, data }) =>
+        `${type} ${String(data.first)}-${String(data.last)} appended: the ids the replaced store had reserved past the backup's are not handed out again`,
+    ),
     keptAs === undefined
       ? 'there was no store to replace'
-      : `the store it replaced is kept as ${keptAs}${replaced === 'unreadable' ? ' (it could not be read: its last position is unknown; pass --after-position to skip the positions it gave)' : ''}`,
+      : `the store it replaced is kept as ${keptAs}${replaced === 'unreadable' ? ' (it could not be read: its last position and ids are unknown; pass --after-position to skip the positions it gave)' : ''}`,
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** The replaced store's last position (see lastPositionOfUnusedStore); a store in use is refused in one line. */
-function unusedStoreLastPosition(target: string): bigint | 'unreadable' | undefined {
+/** What the replaced store holds that a restore keeps (see readUnusedStore); a store in use is refused in one line. */
+function unusedStore(target: string): ReplacedStore | 'unreadable' | undefined {
   try {
-    return lastPositionOfUnusedStore(target);
+    return readUnusedStore(
+      target,
+      SEQUENCES.map((sequence) => sequence.stream),
+    );
   } catch (error) {
     if (error instanceof RestoreRefusedError) throw new CommandFailure(error.message, { cause: error });
     throw error;
   }
+}
+
+/**
+ * For each id sequence whose blocks the replaced store reserved past the restored one's, a
+ * reservation of the ids in between: they may have been handed out after the backup.
+ */
+function idsToReserveAgain(
+  replaced: ReplacedStore,
+  restored: ReadonlyMap<string, LastEvent>,
+): RestoreEvent[] {
+  const events: RestoreEvent[] = [];
+  const metadata = () => newEventMetadata(systemClock, { correlationId: 'petstore-restore' });
+  for (const sequence of SEQUENCES) {
+    const lastOf = (event: LastEvent | undefined) =>
+      lastReservedId(sequence, event === undefined ? [] : [event]);
+    const before = lastOf(replaced.lastEvents.get(sequence.stream));
+    const now = lastOf(restored.get(sequence.stream));
+    if (before <= now) continue;
+    events.push({
+      stream: sequence.stream,
+      type: sequence.eventType,
+      data: { first: now + 1, last: before },
+      metadata: metadata(),
+    });
+  }
+  return events;
 }
 
 function positionOption(value: string | undefined): bigint | undefined {

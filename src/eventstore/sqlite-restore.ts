@@ -12,15 +12,33 @@ export class RestoreRefusedError extends Error {
   }
 }
 
+/** The last event of a stream: its revision, type and data. */
+export type LastEvent = {
+  readonly revision: number;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+};
+
+/** What a restore needs of the store it replaces. */
+export type ReplacedStore = {
+  /** The position of its last event; undefined when it holds none. */
+  readonly lastPosition: bigint | undefined;
+  /** The last event of each stream asked for that it holds. */
+  readonly lastEvents: ReadonlyMap<string, LastEvent>;
+};
+
 /**
- * The position of the last event of the store at `file`, read with a connection in exclusive
- * locking mode, which SQLite refuses while any other connection has the store open (in WAL mode each
- * one keeps the shared-memory index open: a server, a forwarder, a command following events): then
- * RestoreRefusedError. Closing that connection checkpoints the store into its main file. Undefined
- * when no file is there, or when it holds no event; `unreadable` when it cannot be read (the damage
- * a restore is for).
+ * What the store at `file` holds that a restore keeps (its last position, the last event of each of
+ * `streams`), read with a connection in exclusive locking mode, which SQLite refuses while any other
+ * connection has the store open (in WAL mode each one keeps the shared-memory index open: a server,
+ * a forwarder, a command following events): then RestoreRefusedError. Closing that connection
+ * checkpoints the store into its main file. Undefined when no file is there; `unreadable` when it
+ * cannot be read (the damage a restore may be for).
  */
-export function lastPositionOfUnusedStore(file: string): bigint | 'unreadable' | undefined {
+export function readUnusedStore(
+  file: string,
+  streams: readonly string[],
+): ReplacedStore | 'unreadable' | undefined {
   if (!existsSync(file)) return undefined;
   let db: DatabaseSync;
   try {
@@ -42,7 +60,10 @@ export function lastPositionOfUnusedStore(file: string): bigint | 'unreadable' |
   }
   try {
     const last = db.prepare('SELECT MAX(position) AS last FROM events').get()?.last;
-    return typeof last === 'number' ? BigInt(last) : undefined;
+    return {
+      lastPosition: typeof last === 'number' ? BigInt(last) : undefined,
+      lastEvents: lastEventsOf(db, streams),
+    };
   } catch {
     return 'unreadable';
   } finally {
@@ -50,6 +71,28 @@ export function lastPositionOfUnusedStore(file: string): bigint | 'unreadable' |
     db.close();
   }
 }
+
+function lastEventsOf(db: DatabaseSync, streams: readonly string[]): Map<string, LastEvent> {
+  const lastOf = db.prepare(
+    'SELECT revision, type, data FROM events WHERE stream = ? ORDER BY revision DESC LIMIT 1',
+  );
+  const events = new Map<string, LastEvent>();
+  for (const stream of streams) {
+    const row = lastOf.get(stream);
+    if (row === undefined) continue;
+    const data = JSON.parse(String(row.data)) as Record<string, unknown>;
+    events.set(stream, { revision: Number(row.revision), type: String(row.type), data });
+  }
+  return events;
+}
+
+/** An event a restore appends to the restored store (see prepareRestoredStore's `append`). */
+export type RestoreEvent = {
+  readonly stream: string;
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly metadata: Readonly<Record<string, unknown>>;
+};
 
 /**
  * Makes `copy` (a copy of a backup) ready to take the store's place: a store, whole (SQLite's
@@ -62,7 +105,9 @@ export function prepareRestoredStore(
   copy: string,
   after: bigint | undefined,
   asked: boolean,
-): SqliteBackup & { readonly nextAfter: bigint } {
+  append: (lastEvents: ReadonlyMap<string, LastEvent>) => readonly RestoreEvent[] = () => [],
+  streams: readonly string[] = [],
+): SqliteBackup & { readonly nextAfter: bigint; readonly appended: readonly RestoreEvent[] } {
   let db: DatabaseSync;
   try {
     db = openSqliteDatabase(copy, { mustExist: true });
@@ -94,7 +139,35 @@ export function prepareRestoredStore(
       if (updated.changes === 0)
         db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)").run(after);
     }
-    return { events: count.events as number, lastPosition: last, nextAfter: skip ? after : (last ?? 0n) };
+    // Appended after the skip, so that they take positions past it too; in one transaction.
+    const appended = append(lastEventsOf(db, streams));
+    if (appended.length > 0) {
+      const lastOf = new Map(
+        [...lastEventsOf(db, streams)].map(([stream, event]) => [stream, event.revision]),
+      );
+      const insert = db.prepare(
+        'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
+      );
+      db.exec('BEGIN IMMEDIATE');
+      for (const event of appended) {
+        const revision = (lastOf.get(event.stream) ?? -1) + 1;
+        lastOf.set(event.stream, revision);
+        insert.run(
+          event.stream,
+          revision,
+          event.type,
+          JSON.stringify(event.data),
+          JSON.stringify(event.metadata),
+        );
+      }
+      db.exec('COMMIT');
+    }
+    return {
+      events: count.events as number,
+      lastPosition: last,
+      nextAfter: skip ? after : (last ?? 0n),
+      appended,
+    };
   } finally {
     db.close();
   }
