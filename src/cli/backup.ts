@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
@@ -8,6 +8,7 @@ import { SQLITE_FULL, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { parseCommandLine } from './command-line.ts';
 import { failureReason } from './failure-reason.ts';
 import { prepareStore } from './store.ts';
+import { syncFile } from './sync-file.ts';
 import { CommandFailure, UsageError } from './usage-error.ts';
 
 const KURRENTDB =
@@ -96,15 +97,6 @@ function copyFailure(error: unknown, target: string): unknown {
       ? failureReason({ code: 'ENOSPC' })
       : failureReason(error.cause);
   return new CommandFailure(`cannot write the backup ${target}: ${reason}`, { cause: error });
-}
-
-function syncFile(file: string): void {
-  const fd = openSync(file, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /**

@@ -1,14 +1,4 @@
-import {
-  closeSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  fsyncSync,
-  openSync,
-  renameSync,
-  rmSync,
-  statSync,
-} from 'node:fs';
+import { constants, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
 import { loadConfig } from '../config.ts';
 import { embeddedStoreFile } from '../eventstore/index.ts';
 import { type IdSequence, lastReservedId, ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
@@ -25,6 +15,7 @@ import { newEventMetadata } from '../shared/event-metadata.ts';
 import { parseCommandLine } from './command-line.ts';
 import { failureReason } from './failure-reason.ts';
 import { prepareStore } from './store.ts';
+import { syncFile } from './sync-file.ts';
 import { CommandFailure, UsageError } from './usage-error.ts';
 
 const KURRENTDB =
@@ -171,13 +162,4 @@ function setAside(target: string): string {
   for (const suffix of ['-wal', '-shm', ''])
     if (existsSync(`${target}${suffix}`)) renameSync(`${target}${suffix}`, `${keptAs}${suffix}`);
   return keptAs;
-}
-
-function syncFile(file: string): void {
-  const fd = openSync(file, 'r');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
 }

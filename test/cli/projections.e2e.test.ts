@@ -40,6 +40,20 @@ const statusOf = async (name: string, args: string[] = [], env: Record<string, s
   return (JSON.parse(stdout) as { name: string }[]).find((status) => status.name === name);
 };
 
+/** Three pets, then an event of a type this release does not know (PetVaccinated, at position 5). */
+async function seedAStoreANewerReleaseWroteTo(dataDir: string): Promise<void> {
+  await seedDataDir(dataDir, 3);
+  const store = openDataDirStore(dataDir);
+  const metadata = {
+    eventId: randomUUID(),
+    occurredAt: '2026-11-27T00:00:00.000Z',
+    correlationId: 'c',
+    schemaVersion: 1,
+  };
+  await store.appendToStream('pet-2', [{ type: 'PetVaccinated', data: { id: 2 }, metadata }]);
+  await store.close();
+}
+
 /** A snapshot that checks out (right format, checksum, store) but whose state is wrong: pet 5 renamed. */
 async function snapshotWithAWrongName(): Promise<void> {
   const loaded = await snapshots.load('pet-list');
@@ -156,16 +170,7 @@ describe('on the store and snapshot files alone', () => {
   it('rebuild: exits 1 and writes no snapshot, naming the event a newer release wrote that this one does not know', async () => {
     const newer = makeTempDir();
     try {
-      await seedDataDir(newer.dir, 3);
-      const store = openDataDirStore(newer.dir);
-      const metadata = {
-        eventId: randomUUID(),
-        occurredAt: '2026-11-27T00:00:00.000Z',
-        correlationId: 'c',
-        schemaVersion: 1,
-      };
-      await store.appendToStream('pet-2', [{ type: 'PetVaccinated', data: { id: 2 }, metadata }]);
-      await store.close();
+      await seedAStoreANewerReleaseWroteTo(newer.dir);
       const { code, stdout, stderr } = await petstore(newer.dir, ['projections', 'rebuild', 'pet-list']);
       expect([code, stdout, stderr.trimEnd().split('\n').at(-1)]).toEqual([
         1,
@@ -181,16 +186,7 @@ describe('on the store and snapshot files alone', () => {
   it('status: names, under the table, the event a newer release wrote that a start would pass over', async () => {
     const newer = makeTempDir();
     try {
-      await seedDataDir(newer.dir, 3);
-      const store = openDataDirStore(newer.dir);
-      const metadata = {
-        eventId: randomUUID(),
-        occurredAt: '2026-11-27T00:00:00.000Z',
-        correlationId: 'c',
-        schemaVersion: 1,
-      };
-      await store.appendToStream('pet-2', [{ type: 'PetVaccinated', data: { id: 2 }, metadata }]);
-      await store.close();
+      await seedAStoreANewerReleaseWroteTo(newer.dir);
       const { code, stdout } = await petstore(newer.dir, ['projections', 'status']);
       expect([code, stdout.trimEnd().split('\n').slice(4)]).toEqual([
         0,
