@@ -103,3 +103,25 @@ it('keys rotate on a full device says the new secret is lost and until when the 
     `petstore keys rotate: key ${keyId} was rotated but its new secret could not be written to stdout (no space left on the device): the old key works until ${until}; petstore keys rotate ${keyId} gives another (and ends the old key at once)`,
   ]);
 });
+
+it('a warning a library raises (kafkajs’s TimeoutNegativeWarning) is one line on stderr, not a stack trace', async () => {
+  const warn =
+    'setTimeout(() => process.emitWarning("-1795755330859 is a negative number.\\nTimeout duration was set to 1.", "TimeoutNegativeWarning"), 200)';
+  const child = spawn(
+    process.execPath,
+    ['--import', `data:text/javascript,${encodeURIComponent(warn)}`, PETSTORE_BIN, 'events', '--follow'],
+    {
+      cwd: path.dirname(PETSTORE_BIN),
+      env: { ...process.env, PETSTORE_DATA_DIR: temp.dir, LOG_LEVEL: 'silent' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  await expect.poll(() => stderr.includes('Warning'), { timeout: 10_000 }).toBe(true);
+  child.kill('SIGTERM');
+  await finished(child);
+  expect(stderr.split('\n').filter((line) => line.includes('Warning') || line.includes(' at '))).toEqual([
+    'petstore: warning: TimeoutNegativeWarning: -1795755330859 is a negative number. Timeout duration was set to 1.',
+  ]);
+});
