@@ -1,4 +1,4 @@
-import { constants, copyFileSync, existsSync, renameSync, rmSync, statSync } from 'node:fs';
+import { constants, copyFileSync, existsSync, linkSync, renameSync, rmSync, statSync } from 'node:fs';
 import { loadConfig } from '../config.ts';
 import { embeddedStoreFile } from '../eventstore/index.ts';
 import { type IdSequence, lastReservedId, ORDER_IDS, PET_IDS } from '../domain/id-blocks.ts';
@@ -156,10 +156,24 @@ function refuseBackup(backup: string, target: string): void {
     );
 }
 
-/** Renames the store, with its -wal and -shm, to `<store>.replaced-<time>`: whole, never deleted. */
+/**
+ * Keeps the store, with its -wal and -shm, as `<store>.replaced-<time>`: whole, never deleted. Its
+ * files get the new names as hard links first, and lose their own names only after, the -wal and
+ * -shm before the store, whose name the restored store then takes in one rename: whenever the
+ * command stops (Ctrl-C, a crash), a store is under the store's name, never none (a start would make
+ * an empty one), and no -wal of the old store lies beside the restored one. Where the file system has
+ * no hard links, renames.
+ */
 function setAside(target: string): string {
   const keptAs = `${target}.replaced-${new Date().toISOString().replaceAll(':', '-')}`;
-  for (const suffix of ['-wal', '-shm', ''])
-    if (existsSync(`${target}${suffix}`)) renameSync(`${target}${suffix}`, `${keptAs}${suffix}`);
+  for (const suffix of ['', '-wal', '-shm']) {
+    if (!existsSync(`${target}${suffix}`)) continue;
+    try {
+      linkSync(`${target}${suffix}`, `${keptAs}${suffix}`);
+      if (suffix !== '') rmSync(`${target}${suffix}`);
+    } catch {
+      renameSync(`${target}${suffix}`, `${keptAs}${suffix}`);
+    }
+  }
   return keptAs;
 }
