@@ -28,7 +28,8 @@ export type ReplacedStore = {
 };
 
 /**
- * What the store at `file` holds that a restore keeps (its last position, the last event of each of
+ * What the store at `file` holds that a restore keeps (the last position it gave: its last event's, or past it where
+ * a restore set its sequence there and no event has taken one since; the last event of each of
  * `streams`), read with a connection in exclusive locking mode, which SQLite refuses while any other
  * connection has the store open (in WAL mode each one keeps the shared-memory index open: a server,
  * a forwarder, a command following events): then RestoreRefusedError. Closing that connection
@@ -59,9 +60,15 @@ export function readUnusedStore(
     return 'unreadable';
   }
   try {
-    const last = db.prepare('SELECT MAX(position) AS last FROM events').get()?.last;
+    // A store restored before may have given positions past its last event (its sequence was set
+    // past them): its sequence counts too, or a second restore would give them again.
+    const last = db
+      .prepare(
+        "SELECT MAX(COALESCE((SELECT MAX(position) FROM events), 0), COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)) AS last",
+      )
+      .get()?.last;
     return {
-      lastPosition: typeof last === 'number' ? BigInt(last) : undefined,
+      lastPosition: typeof last === 'number' && last > 0 ? BigInt(last) : undefined,
       lastEvents: lastEventsOf(db, streams),
     };
   } catch {

@@ -92,6 +92,16 @@ describe('petstore restore', () => {
     }
   });
 
+  it('restored again before any new event, still gives new events positions after those the first restore skipped', async () => {
+    const whole = path.join(temp.dir, 'whole.sqlite'); // every event, every id: nothing to reserve again
+    expect((await petstore(dataDir, ['backup', whole])).code).toBe(0);
+    await petstore(dataDir, ['restore', whole, '--after-position', '1000']);
+    const { stdout } = await petstore(dataDir, ['restore', whole]);
+    expect(stdout.split('\n')[0]).toBe(
+      `${store}: restored from ${whole}: 7 events, up to position 7; new events take positions after 1000`,
+    );
+  });
+
   it('with --after-position, gives new events positions after that one', async () => {
     const { stdout } = await petstore(dataDir, ['restore', backup, '--after-position', '1000']);
     expect(stdout.split('\n')[0]).toBe(
