@@ -156,7 +156,8 @@ and refuses a backup that is no store or is damaged (SQLite's quick_check), befo
 replaced; the backup itself is never changed. The store it replaces is renamed, with its -wal and
 -shm, to events.sqlite.replaced-<time>, whole. New events take positions after the replaced store's
 last one, so that no position a client learnt is given to another event; --after-position N sets
-that (say, the last position a Kafka topic holds) where the replaced store is gone or unreadable.
+that (say, the last position a Kafka topic holds) where the replaced store is gone or unreadable;
+an N short of the replaced store's last position is passed over for it.
 The pet and order ids the replaced store had reserved past the backup's are reserved again (one
 event each), so that none is handed out twice.
 Snapshots and the temporal index are checked at start, as always. See the README, section Backups.`,

@@ -59,11 +59,11 @@ export async function run(args: string[]): Promise<void> {
   let restored;
   try {
     copyFileSync(backup, partial, constants.COPYFILE_EXCL);
-    const after = afterFlag ?? replacedLast;
+    const after = laterOf(afterFlag, replacedLast);
     restored = prepareRestoredStore(
       partial,
       after,
-      afterFlag !== undefined,
+      afterFlag,
       (lastEvents) => (typeof replaced === 'object' ? idsToReserveAgain(replaced, lastEvents) : []),
       SEQUENCES.map((sequence) => sequence.stream),
     );
@@ -132,6 +132,16 @@ function idsToReserveAgain(
     });
   }
   return events;
+}
+
+/**
+ * Where new events start: after the later of --after-position and the replaced store's last
+ * position, so that a flag short of what the replaced store gave (a Kafka topic behind it) gives no
+ * position twice.
+ */
+function laterOf(flag: bigint | undefined, replaced: bigint | undefined): bigint | undefined {
+  if (flag === undefined || replaced === undefined) return flag ?? replaced;
+  return flag > replaced ? flag : replaced;
 }
 
 function positionOption(value: string | undefined): bigint | undefined {

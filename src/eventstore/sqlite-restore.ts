@@ -104,14 +104,14 @@ export type RestoreEvent = {
 /**
  * Makes `copy` (a copy of a backup) ready to take the store's place: a store, whole (SQLite's
  * quick_check), whose next event takes the position after `after` when given and past its own
- * last event. An `after` below its last is refused when `asked` (the operator gave it), and passed
- * over otherwise. Throws RestoreRefusedError for a copy that is no store or is damaged. Returns what
+ * last event. `asked` (the position the operator gave) below its last is refused; an `after`
+ * below it otherwise is passed over. Throws RestoreRefusedError for a copy that is no store or is damaged. Returns what
  * it holds and the position new events follow.
  */
 export function prepareRestoredStore(
   copy: string,
   after: bigint | undefined,
-  asked: boolean,
+  asked: bigint | undefined,
   append: (lastEvents: ReadonlyMap<string, LastEvent>) => readonly RestoreEvent[] = () => [],
   streams: readonly string[] = [],
 ): SqliteBackup & { readonly nextAfter: bigint; readonly appended: readonly RestoreEvent[] } {
@@ -135,9 +135,9 @@ export function prepareRestoredStore(
     }
     const count = db.prepare('SELECT COUNT(*) AS events, MAX(position) AS last FROM events').get()!;
     const last = count.last === null ? undefined : BigInt(count.last as number);
-    if (asked && after !== undefined && last !== undefined && after < last)
+    if (asked !== undefined && last !== undefined && asked < last)
       throw new RestoreRefusedError(
-        `it holds events up to position ${last}: new events cannot start after ${after}, which is below it`,
+        `it holds events up to position ${last}: new events cannot start after ${asked}, which is below it`,
       );
     const skip = after !== undefined && (last === undefined || after > last);
     if (skip) {

@@ -111,6 +111,13 @@ describe('petstore restore', () => {
     expect(eventsOf(store).slice(4)).toEqual([[1001, 'pet-ids']]);
   });
 
+  it('with --after-position below the replaced store’s last, gives new events positions after the replaced store’s', async () => {
+    const { stdout } = await petstore(dataDir, ['restore', backup, '--after-position', '5']);
+    expect(stdout.split('\n')[0]).toBe(
+      `${store}: restored from ${backup}: 4 events, up to position 4; new events take positions after 7`,
+    );
+  });
+
   it('refuses --after-position below the backup’s last event, replacing nothing', async () => {
     const before = readFileSync(store);
     const { code, stderr } = await petstore(dataDir, ['restore', backup, '--after-position', '3']);
