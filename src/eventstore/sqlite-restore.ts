@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { SQLITE_BUSY, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import type { SqliteBackup } from './sqlite-backup.ts';
-import { openSqliteDatabase } from './sqlite-database.ts';
+import { NotAnEventStoreError, openSqliteDatabase } from './sqlite-database.ts';
 
 /** Why a backup cannot be restored, or a store cannot be replaced now: the message says it. */
 export class RestoreRefusedError extends Error {
@@ -119,7 +119,12 @@ export function prepareRestoredStore(
   try {
     db = openSqliteDatabase(copy, { mustExist: true });
   } catch (error) {
-    throw new RestoreRefusedError(`it is not a store: ${(error as Error).message}`, { cause: error });
+    // The copy's name means nothing to the operator (it is deleted): what it is, said of the backup.
+    const what =
+      error instanceof NotAnEventStoreError
+        ? `a SQLite database without ${error.tables.length === 0 ? 'tables' : 'an events table'}`
+        : (error as Error).message;
+    throw new RestoreRefusedError(`it is not a store: ${what}`, { cause: error });
   }
   try {
     const problems = db

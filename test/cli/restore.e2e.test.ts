@@ -166,6 +166,18 @@ describe('petstore restore', () => {
     expect(eventsOf(store)).toHaveLength(7);
   });
 
+  it('refuses a SQLite file of another kind, naming the backup, not the copy it checked', async () => {
+    const other = path.join(temp.dir, 'other.sqlite');
+    const db = new DatabaseSync(other);
+    db.exec('CREATE TABLE t (x INTEGER)');
+    db.close();
+    const { code, stderr } = await petstore(dataDir, ['restore', other]);
+    expect([code, stderr.trimEnd().split('\n').at(-1)]).toEqual([
+      1,
+      `petstore restore: cannot restore ${other}: it is not a store: a SQLite database without an events table`,
+    ]);
+  });
+
   it('refuses a backup with a -wal beside it (a copy of a live store, not a backup)', async () => {
     writeFileSync(`${backup}-wal`, '');
     const { code, stderr } = await petstore(dataDir, ['restore', backup]);
