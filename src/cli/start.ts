@@ -10,6 +10,8 @@ import {
 } from '../cluster.ts';
 import { type Config, ConfigError, loadConfig } from '../config.ts';
 import { openEventStore } from '../eventstore/index.ts';
+import { NotAnEventStoreError } from '../eventstore/sqlite-database.ts';
+import { SQLITE_CORRUPT, SQLITE_NOTADB, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { type ServerOptions, startServer } from '../server.ts';
 import { parseCommandLine } from './command-line.ts';
 import { descriptorsFailure } from './descriptors.ts';
@@ -159,6 +161,13 @@ function configWithFlags(args: string[]): Config {
   }
 }
 
+/** Whether `error` comes of a store that was opened and read: its contents are the cause. */
+function readTheStore(error: unknown): boolean {
+  if (error instanceof NotAnEventStoreError) return true;
+  const code = sqlitePrimaryCode(error);
+  return code === SQLITE_NOTADB || code === SQLITE_CORRUPT;
+}
+
 /** Why the server could not start, in one line, for the failures an operator causes and can fix. */
 function startFailure(error: unknown, config: Config): unknown {
   const { code } = (error ?? {}) as NodeJS.ErrnoException;
@@ -183,7 +192,9 @@ function startFailure(error: unknown, config: Config): unknown {
     default: {
       // Ahead of the store's reasons: a start short of descriptors fails wherever it opened its
       // next file, in that file's words (the temporal index "cannot be opened … delete it").
-      const shortOfDescriptors = descriptorsFailure(error);
+      // A store it opened and read (another database, a damaged or foreign file) says what it is,
+      // whatever the limit: only a failure to open may be for want of a descriptor.
+      const shortOfDescriptors = readTheStore(error) ? undefined : descriptorsFailure(error);
       if (shortOfDescriptors !== undefined) return new CommandFailure(shortOfDescriptors, { cause: error });
       return storeFailure(error) ?? error;
     }

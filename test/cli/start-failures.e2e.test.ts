@@ -270,6 +270,22 @@ describe('petstore start refuses, in one line', () => {
     ]);
   });
 
+  it('under a low file descriptor limit it can run under, a store of another kind named as such, not as descriptors', async () => {
+    const dir = dataDir();
+    mkdirSync(dir);
+    const other = new DatabaseSync(path.join(dir, 'events.sqlite'));
+    other.exec('CREATE TABLE pet_versions (id INTEGER, version INTEGER)');
+    other.close();
+    const { code, stderr } = await runPetstore(['start', '--port', '0', '--data-dir', dir], {
+      timeoutMs: 20_000,
+      through: ['prlimit', '--nofile=50:50'],
+    });
+    expect([code, failureLines(stderr)[1]]).toEqual([
+      1,
+      `petstore start: cannot use the event store ${dir}/events.sqlite: it is a SQLite database without an events table (its tables: pet_versions), not a store. Restore it from a backup, or point PETSTORE_DATA_DIR elsewhere.`,
+    ]);
+  });
+
   it('a temporal index it cannot open, naming that file and not the event store', async () => {
     const dir = dataDir();
     await seedDataDir(dir, 1);
