@@ -144,11 +144,17 @@ function laterOf(flag: bigint | undefined, replaced: bigint | undefined): bigint
   return flag > replaced ? flag : replaced;
 }
 
+/**
+ * The largest --after-position: positions are read as JavaScript numbers, exact up to 2^53 − 1, and
+ * the store must keep room for new events past it (a billion); at 2^53 − 1 every write failed.
+ */
+const MAX_AFTER_POSITION = BigInt(Number.MAX_SAFE_INTEGER) - 1_000_000_000n;
+
 function positionOption(value: string | undefined): bigint | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{1,19}$/.test(value) || BigInt(value) > BigInt(Number.MAX_SAFE_INTEGER))
+  if (!/^\d{1,19}$/.test(value) || BigInt(value) > MAX_AFTER_POSITION)
     throw new UsageError(
-      `--after-position must be a position: a whole number from 0 to ${Number.MAX_SAFE_INTEGER}`,
+      `--after-position must be a position: a whole number from 0 to ${MAX_AFTER_POSITION} (room for a billion events past it)`,
     );
   return BigInt(value);
 }

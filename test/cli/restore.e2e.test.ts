@@ -118,6 +118,20 @@ describe('petstore restore', () => {
     );
   });
 
+  it('refuses an --after-position that would leave no room for new events, as a mistake in the command line', async () => {
+    const { code, stderr } = await petstore(dataDir, [
+      'restore',
+      backup,
+      '--after-position',
+      '9007199254740991',
+    ]);
+    expect([code, stderr.split('\n')[0], storeFiles()]).toEqual([
+      2,
+      'petstore restore: --after-position must be a position: a whole number from 0 to 9007198254740991 (room for a billion events past it)',
+      ['events.sqlite'],
+    ]);
+  });
+
   it('refuses --after-position below the backup’s last event, replacing nothing', async () => {
     const before = readFileSync(store);
     const { code, stderr } = await petstore(dataDir, ['restore', backup, '--after-position', '3']);
