@@ -24,7 +24,7 @@ const KURRENTDB =
 /**
  * `petstore restore <backup> [--after-position N]`: puts a backup (of `petstore backup`) in the
  * embedded store's place, as README's steps did by hand, without their pitfalls:
- * - it refuses while any process has the store open (SQLite tells, see lastPositionOfUnusedStore);
+ * - it refuses while any process has the store open (SQLite tells, see readUnusedStore);
  * - it checks the backup is a whole store before anything is replaced, and never changes the backup
  *   (it restores a copy);
  * - a `-wal` or `-shm` of the replaced store cannot be applied to the backup (SQLite would, and the
@@ -35,8 +35,10 @@ const KURRENTDB =
  *   the restored store (one reservation event each), so that no id is handed out twice.
  */
 
-/** The id sequences whose blocks a restore carries over from the store it replaces. */
+/** The id sequences whose blocks a restore carries over from the store it replaces, and their streams. */
 const SEQUENCES: readonly IdSequence[] = [PET_IDS, ORDER_IDS];
+const SEQUENCE_STREAMS = SEQUENCES.map((sequence) => sequence.stream);
+
 export async function run(args: string[]): Promise<void> {
   const { values, positionals } = parseCommandLine({
     args,
@@ -65,7 +67,7 @@ export async function run(args: string[]): Promise<void> {
       after,
       afterFlag,
       (lastEvents) => (typeof replaced === 'object' ? idsToReserveAgain(replaced, lastEvents) : []),
-      SEQUENCES.map((sequence) => sequence.stream),
+      SEQUENCE_STREAMS,
     );
     syncFile(partial);
   } catch (error) {
@@ -98,10 +100,7 @@ export async function run(args: string[]): Promise<void> {
 /** What the replaced store holds that a restore keeps (see readUnusedStore); a store in use is refused in one line. */
 function unusedStore(target: string): ReplacedStore | 'unreadable' | undefined {
   try {
-    return readUnusedStore(
-      target,
-      SEQUENCES.map((sequence) => sequence.stream),
-    );
+    return readUnusedStore(target, SEQUENCE_STREAMS);
   } catch (error) {
     if (error instanceof RestoreRefusedError) throw new CommandFailure(error.message, { cause: error });
     throw error;

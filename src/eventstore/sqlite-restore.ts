@@ -21,16 +21,18 @@ export type LastEvent = {
 
 /** What a restore needs of the store it replaces. */
 export type ReplacedStore = {
-  /** The position of its last event; undefined when it holds none. */
+  /**
+   * The last position it gave: its last event's, or past it where a restore set its sequence there
+   * and no event has taken one since; undefined when it gave none.
+   */
   readonly lastPosition: bigint | undefined;
   /** The last event of each stream asked for that it holds. */
   readonly lastEvents: ReadonlyMap<string, LastEvent>;
 };
 
 /**
- * What the store at `file` holds that a restore keeps (the last position it gave: its last event's, or past it where
- * a restore set its sequence there and no event has taken one since; the last event of each of
- * `streams`), read with a connection in exclusive locking mode, which SQLite refuses while any other
+ * What the store at `file` holds that a restore keeps (ReplacedStore: the last position it gave, the
+ * last event of each of `streams`), read with a connection in exclusive locking mode, which SQLite refuses while any other
  * connection has the store open (in WAL mode each one keeps the shared-memory index open: a server,
  * a forwarder, a command following events): then RestoreRefusedError. Closing that connection
  * checkpoints the store into its main file. Undefined when no file is there; `unreadable` when it
@@ -105,8 +107,8 @@ export type RestoreEvent = {
  * Makes `copy` (a copy of a backup) ready to take the store's place: a store, whole (SQLite's
  * quick_check), whose next event takes the position after `after` when given and past its own
  * last event. `asked` (the position the operator gave) below its last is refused; an `after`
- * below it otherwise is passed over. Throws RestoreRefusedError for a copy that is no store or is damaged. Returns what
- * it holds and the position new events follow.
+ * below it otherwise is passed over. Throws RestoreRefusedError for a copy that is no store or is
+ * damaged. Returns what it holds, the position new events follow, and the events `append` gave.
  */
 export function prepareRestoredStore(
   copy: string,
@@ -152,11 +154,10 @@ export function prepareRestoredStore(
         db.prepare("INSERT INTO sqlite_sequence (name, seq) VALUES ('events', ?)").run(after);
     }
     // Appended after the skip, so that they take positions past it too; in one transaction.
-    const appended = append(lastEventsOf(db, streams));
+    const lastEvents = lastEventsOf(db, streams);
+    const appended = append(lastEvents);
     if (appended.length > 0) {
-      const lastOf = new Map(
-        [...lastEventsOf(db, streams)].map(([stream, event]) => [stream, event.revision]),
-      );
+      const lastOf = new Map([...lastEvents].map(([stream, event]) => [stream, event.revision]));
       const insert = db.prepare(
         'INSERT INTO events (stream, revision, type, data, metadata) VALUES (?, ?, ?, ?, ?)',
       );

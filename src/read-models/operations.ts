@@ -76,7 +76,10 @@ export async function projectionStatus(
     readonly interimFromVersion?: number | undefined;
     /** The types the read model passed over, with their first positions (ReadModel.passedOver). */
     readonly passedOver?: ReadonlyMap<string, bigint>;
-    /** The types this release knows: events of any other type after the checkpoint, which a start would pass over, are reported. */
+    /**
+     * The types this release knows: events of any other type after the checkpoint, which a start
+     * would pass over, are reported.
+     */
     readonly knownEventTypes?: ReadonlySet<string> | undefined;
     readonly rebuild?: RebuildStatus | undefined;
     /** Why a start would not restore the snapshot file (the offline status checks it as a start does). */
@@ -86,8 +89,8 @@ export async function projectionStatus(
   const header = await snapshots?.header(readModel.name);
   const nowMs = Date.now();
   const unknown = new Map(readModel.passedOver);
+  const known = readModel.knownEventTypes;
   const lag = await lagAfter(store, readModel.checkpoint, nowMs, (event) => {
-    const known = readModel.knownEventTypes;
     if (known !== undefined && !known.has(event.type) && !unknown.has(event.type))
       unknown.set(event.type, event.position);
   });
