@@ -6,12 +6,13 @@ import { finished } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError, BadRequestError, errorBody } from '../shared/errors.ts';
 import { requestId } from './request-id.ts';
-import { UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
+import { closeAfterAnswer, UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
 
 /**
  * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses before any route or hook
  * runs (headers over Node's 16 KiB, bytes that are not HTTP/1.1, a request that takes too long to
- * arrive). They get the spec's Error body, a fresh X-Request-Id (theirs cannot be read) under
+ * arrive: its headers; a body that does not is its route's to answer, see timeOutBodyInFlight).
+ * They get the spec's Error body, a fresh X-Request-Id (theirs cannot be read) under
  * which the refusal is logged at debug level, and `Connection: close`. They carry no rate-limit
  * headers and are not counted: the key is unknown, and so is the client when a proxy is in front.
  * The log line names the parser's code and reason alone, never the error itself: it carries the
@@ -36,6 +37,7 @@ export function clientErrorHandler(limits: UnreadBodyLimits = UNREAD_BODY_LIMITS
       return;
     }
     answered.set(socket, socket.bytesRead);
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && timeOutBodyInFlight(socket, translate(error))) return;
     afterEarlierResponses(socket, () => {
       if (!socket.writable || responseInFlight(socket)) {
         socket.destroy();
@@ -62,6 +64,30 @@ function endLingering(socket: Socket, response: string, limits: UnreadBodyLimits
 }
 
 type PendingResponse = ServerResponse & { req?: IncomingMessage };
+
+/**
+ * A request whose headers arrived in time but whose body did not, while its route reads that body:
+ * the body fails as it does when a client stops sending, so that Fastify's body parser hears it
+ * and the 408 is the route's own answer, under the request's X-Request-Id, with its rate-limit
+ * headers, logged, counted and traced as every answer is. Answered from here instead, it went out
+ * under a new id that no log line at `info` carried, and the access log had the request closed
+ * early without a status. The connection closes after the answer: the rest of the body may never
+ * come. False when no route is reading a body (the guard is still deciding, or a response began).
+ */
+function timeOutBodyInFlight(socket: Socket, refusal: AppError): boolean {
+  const response = (socket as Socket & { _httpMessage?: PendingResponse | null })._httpMessage;
+  const request = response?.req;
+  if (
+    request === undefined ||
+    request.complete ||
+    response!.headersSent ||
+    request.listenerCount('error') === 0
+  )
+    return false;
+  closeAfterAnswer(request);
+  request.emit('error', refusal);
+  return true;
+}
 
 /**
  * Runs `then` once every response to a request that arrived whole on this connection before the

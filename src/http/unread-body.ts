@@ -53,9 +53,21 @@ function declaresBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
+/** Requests whose connection closes after their answer, whatever their body's length. */
+const closing = new WeakSet<IncomingMessage>();
+
+/** Closes the connection after `request`'s answer, lingering as after any unread body. */
+export function closeAfterAnswer(request: IncomingMessage): void {
+  closing.add(request);
+}
+
 function answerBeforeBody(request: IncomingMessage, reply: FastifyReply, limits: UnreadBodyLimits): void {
   const length = Number(request.headers['content-length']);
-  if (request.headers['transfer-encoding'] === undefined && length <= limits.discardBytes) {
+  if (
+    request.headers['transfer-encoding'] === undefined &&
+    length <= limits.discardBytes &&
+    !closing.has(request)
+  ) {
     // Fastify asks for a close after a body error; without one, HTTP/1.1 keeps the connection.
     if (reply.hasHeader('connection')) reply.removeHeader('connection');
     return;

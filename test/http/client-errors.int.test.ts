@@ -344,11 +344,20 @@ describe('CONNECT, which Node would answer by closing the connection without a w
 describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', () => {
   let slow: GuardedApp;
   let slowPort: number;
+  /** The access log's lines, as parsed JSON. */
+  const accessLines: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        accessLines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        callback();
+      },
+    });
     slow = await startGuardedApp({
       clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)),
-      env: { REQUEST_TIMEOUT_SECONDS: '1' },
+      env: { REQUEST_TIMEOUT_SECONDS: '1', ACCESS_LOG: 'true' },
+      logger: pino({ level: 'info' }, stream),
     });
     await slow.app.listen({ port: 0, host: '127.0.0.1' });
     slowPort = (slow.app.server.address() as { port: number }).port;
@@ -388,6 +397,32 @@ describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', 
       { code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 },
     ]);
     expect(response.headers.connection).toBe('close');
+  });
+
+  /** A POST whose body stops short of its Content-Length, under this X-Request-Id: its answer. */
+  async function bodyStoppingShort(requestId: string): Promise<RawResponse> {
+    const { secret } = await slow.issueKey({ plan: 'free' });
+    return parse(
+      await sendAndWait(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${requestId}\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
+        3000,
+      ),
+    );
+  }
+
+  it('answers a body that stops short under the request’s own X-Request-Id, with its rate-limit headers', async () => {
+    const response = await bodyStoppingShort('slow-body-1');
+    expect([
+      response.status,
+      response.headers['x-request-id'],
+      response.headers['x-ratelimit-limit'],
+    ]).toEqual([408, 'slow-body-1', '60']);
+  });
+
+  it('logs a body that stops short in the access log as answered 408, under the id the client was given', async () => {
+    await bodyStoppingShort('slow-body-2');
+    const line = accessLines.find((entry) => entry.reqId === 'slow-body-2' && entry.msg === 'request');
+    expect([line?.status, line?.closedEarly]).toEqual([408, undefined]);
   });
 
   it('closes a connection that sends nothing at all, which Node’s headers timeout leaves open for ever', async () => {
