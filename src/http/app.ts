@@ -112,7 +112,7 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
     reply.header('X-Request-Id', request.id);
     // Before the guard, as the parser's refusals: such a request is not counted against a key.
     const raw = request.raw;
-    done(versionFault(raw) ?? hostFault(raw) ?? transferCodingFault(raw) ?? queryFault(request.query));
+    done(versionFault(raw) ?? hostFault(raw) ?? transferCodingFault(raw));
   });
   refuseUnmetExpectations(app);
   refuseConnect(app);
@@ -121,6 +121,10 @@ export async function buildApp(deps: AppDependencies): Promise<FastifyInstance> 
   closeConnectionsOnClose(app);
 
   await app.register(deps.guard);
+  // After the guard (every onRequest hook, the routes' own included, runs before preParsing): a
+  // query that is not well-formed is read with its key, as a path that is not is (see
+  // framework-errors.ts), so its 400 is counted and carries the rate-limit headers.
+  app.addHook('preParsing', (request, _reply, payload, done) => done(queryFault(request.query), payload));
   await app.register(streamSlots, {
     max: deps.config.streamsPerKey ?? DEFAULT_STREAMS_PER_KEY,
     ...(deps.onStreamsOpen && { onChange: deps.onStreamsOpen }),

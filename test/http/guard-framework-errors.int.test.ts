@@ -45,6 +45,25 @@ it('answers a malformed percent-encoding with 400 bad_request and the key’s ra
   expect(response.headers['x-request-id']).toEqual(expect.any(String));
 });
 
+it('answers a malformed percent-encoding in the query as in the path: 400 bad_request and the key’s rate-limit headers', async () => {
+  const { secret } = await service.issueKey({ plan: 'free' });
+  const response = await get('/v1/pets?status=%FF', secret);
+  expect(response.statusCode).toBe(400);
+  expect(response.json()).toEqual({
+    code: 'bad_request',
+    message: 'The query string is not valid: it holds a malformed percent-encoding.',
+    status: 400,
+  });
+  expect(rateHeaders(response)).toEqual(['60', '59', MINUTE_END]);
+});
+
+it('answers a malformed query without a key with 401 and the address’s headers', async () => {
+  const response = await get('/v1/pets?status=%FF');
+  expect(response.statusCode).toBe(401);
+  expect(response.json()).toMatchObject({ code: 'missing_api_key', status: 401 });
+  expect(rateHeaders(response)).toEqual(['20', '19', MINUTE_END]);
+});
+
 it('answers a malformed URL without a key with 401 and the address’s headers', async () => {
   const response = await get('/v1/pets/%zz');
   expect(response.statusCode).toBe(401);

@@ -153,11 +153,11 @@ describe('a request the router refused (a malformed percent-encoding in its path
   });
 });
 
-describe('a request refused before the guard (a malformed percent-encoding in its query)', () => {
+describe('a request refused for its query (a malformed percent-encoding), after the guard', () => {
   it('has a server span in the caller’s trace, with its status', async () => {
     const callerTrace = randomBytes(16).toString('hex');
     const response = await fetch(`${server.url}/v1/pets?name=%FF`, {
-      headers: { traceparent: `00-${callerTrace}-${callerSpanId}-01` },
+      headers: { authorization: `Bearer ${key}`, traceparent: `00-${callerTrace}-${callerSpanId}-01` },
     });
     expect(response.status).toBe(400);
     const span = exporter
