@@ -44,6 +44,27 @@ describe('README.md', () => {
     expect(missing).toEqual([]);
   });
 
+  it('lists in its Configuration table every variable src/config.ts reads, and no other', () => {
+    const table = README.slice(
+      README.indexOf('\n## Configuration\n'),
+      README.indexOf("Node's own `NODE_COMPILE_CACHE`"),
+    );
+    const listed = new Set(
+      table
+        .split('\n')
+        .filter((line) => line.startsWith('| `'))
+        .flatMap((line) =>
+          [...line.split('|')[1]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((match) => match[1]!),
+        ),
+    );
+    const config = readFileSync(path.join(ROOT, 'src/config.ts'), 'utf8');
+    const schema = config.slice(config.indexOf('const schema = z'), config.indexOf('export type Config'));
+    const read = new Set([...schema.matchAll(/^ {4}([A-Z][A-Z0-9_]+):/gm)].map((match) => match[1]!));
+    expect(read.size).toBeGreaterThan(0);
+    expect([...read].filter((name) => !listed.has(name)).sort()).toEqual([]);
+    expect([...listed].filter((name) => !read.has(name)).sort()).toEqual([]);
+  });
+
   it('has an Operations section on metrics, health, tracing and logs', () => {
     const operations = README.slice(
       README.indexOf('\n## Operations\n'),
