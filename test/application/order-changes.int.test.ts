@@ -2,7 +2,9 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { OrderReadModel } from '../../src/application/ports/read-models.ts';
 import { type OrderChange, orderChangeQueries } from '../../src/application/queries/order-changes.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
+import { EVENTS_PER_TURN } from '../../src/shared/next-turn.ts';
 import { appendNoise } from '../support/seed-store.ts';
+import { storeWith } from '../support/store-with.ts';
 
 /** orderChanged(after:)'s replay: what it reads of the store, and what it pays for. */
 
@@ -43,4 +45,33 @@ it('reads no further once stopped while it waits to pay: the ended stream is not
   for await (const change of replayed) changes.push(change);
   expect(changes).toEqual([]);
   expect(paid).toEqual([1]);
+});
+
+it('lets the event loop take its other work while it passes over events that are not orders', async () => {
+  const { pet } = await t.application.createPet({ name: 'Rex', categoryId: 1, status: 'available' }, context);
+  const from = (await t.store.headPosition())!;
+  await appendNoise(t.store, 20_000);
+  await t.application.placeOrder({ petId: pet.id }, context);
+  let read = 0;
+  const store = storeWith(t.store, {
+    readAll: async function* (options) {
+      for await (const event of t.store.readAll(options)) {
+        read += 1;
+        yield event;
+      }
+    },
+  });
+  const { resumeOrderChanges } = orderChangeQueries({
+    store,
+    orders: quietOrders,
+    progress: { checkpoint: (await t.store.headPosition())!, waitFor: () => Promise.resolve() },
+  });
+  const { replayed } = (await resumeOrderChanges(context, String(from)))(() => {});
+  let readWhenOtherWorkRan: number | undefined;
+  setImmediate(() => (readWhenOtherWorkRan = read));
+  const changes: OrderChange[] = [];
+  for await (const change of replayed) changes.push(change);
+  expect(changes.map((change) => change.order.petId)).toEqual([pet.id]);
+  expect(read).toBeGreaterThan(20_000);
+  expect(readWhenOtherWorkRan).toBeLessThanOrEqual(EVENTS_PER_TURN);
 });

@@ -1,5 +1,6 @@
 import { publicEventData } from '../../shared/event-data.ts';
 import { ValidationError } from '../../shared/errors.ts';
+import { EVENTS_PER_TURN, turnsEvery } from '../../shared/next-turn.ts';
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ApiKeyReadModel } from '../ports/read-models.ts';
 import { validateLimit } from './paging.ts';
@@ -163,6 +164,9 @@ async function* follow(
   const subscription = store.subscribeToAll(after === undefined ? {} : { after });
   const close = () => void subscription.close();
   signal.addEventListener('abort', close, { once: true });
+  // Turns by events read, not delivered: a filter that passes over a million events delivers
+  // nothing, and the consumer's turns (every 64 events it sends) never came.
+  const turn = turnsEvery(EVENTS_PER_TURN);
   try {
     let passedOver = 0;
     for await (const batch of subscription.batches()) {
@@ -178,6 +182,8 @@ async function* follow(
           yield { checkpoint: event.position.toString() };
         }
       }
+      const turned = turn(batch.length);
+      if (turned !== undefined) await turned;
     }
   } finally {
     signal.removeEventListener('abort', close);

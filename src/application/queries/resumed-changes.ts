@@ -1,3 +1,4 @@
+import { EVENTS_PER_TURN, turnsEvery } from '../../shared/next-turn.ts';
 import type { EventStore, RecordedEvent } from '../ports/event-store.ts';
 import type { ReadModelProgress } from '../ports/read-models.ts';
 import { givenAfter, type SentStart } from './positions.ts';
@@ -101,7 +102,12 @@ export async function* foldedReplay<S>(
   const { after, upTo } = range;
   if (upTo === undefined || after >= upTo) return;
   const folded = new Map<number, { readonly version: number; readonly state: S | undefined }>();
+  // Turns by events read: the events of other aggregates (or of orders the caller may not see)
+  // are passed over without delivering anything, so the consumer's turns never come.
+  const turn = turnsEvery(EVENTS_PER_TURN);
   for await (const event of store.readAll({ after })) {
+    const turned = turn(1);
+    if (turned !== undefined) await turned;
     if (event.position > upTo || stopped.aborted) return;
     const paid = meter(1);
     if (paid !== undefined) await paid;
