@@ -5,7 +5,7 @@ import {
   type RecordedEvent,
   UnreadableEventError,
 } from '../application/ports/event-store.ts';
-import type { AsOf, TemporalPetIndex } from '../application/ports/read-models.ts';
+import { AS_OF_SCAN_LIMIT, type AsOf, type TemporalPetIndex } from '../application/ports/read-models.ts';
 import { PET_EVENT_TYPES, type PetStatus, type VersionedPet } from '../domain/pets.ts';
 import { openWalDatabase } from '../shared/sqlite-file.ts';
 import { eventIdAt } from './read-model.ts';
@@ -28,13 +28,6 @@ import { RetriedFailureLog } from './retried-failure-log.ts';
  */
 
 const FORMAT = 1;
-/**
- * A page of the catalogue as of a time reads at most this many versions of pets: where few pets
- * match (an early time, a status few had), the page ends short, even empty, with a cursor past the
- * last pet it read, as the audit feed does. Without the bound one page of a store of 300,000 pets
- * as of its first minute read every version of every pet.
- */
-export const AS_OF_SCAN_LIMIT = 10_000;
 const BATCH = 500;
 /**
  * After a batch of several events but fewer than BATCH, how long the index lets events gather

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
-import { AS_OF_SCAN_LIMIT } from '../../src/read-models/temporal-index.ts';
+import { AS_OF_SCAN_LIMIT } from '../../src/application/ports/read-models.ts';
 import { startService } from '../../src/service.ts';
 import { seedDataDir } from '../../bench/seed.ts';
 import { rewriteEvent } from '../support/damage.ts';

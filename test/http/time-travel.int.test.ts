@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/http/graphql/cursor.ts';
-import { AS_OF_SCAN_LIMIT } from '../../src/read-models/temporal-index.ts';
+import { AS_OF_SCAN_LIMIT } from '../../src/application/ports/read-models.ts';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
 import { MONDAY, mondayCatalogue } from '../support/monday-catalogue.ts';
 import { openApiMismatches } from '../support/openapi.ts';
@@ -115,6 +115,22 @@ describe('pets(asOf) and pet(id, asOf) in GraphQL', () => {
       },
     );
     expect(before).toEqual({ data: { pet: null } });
+  });
+
+  it('may read the past catalogue once per request: two aliases are refused before anything runs', async () => {
+    const body = await graphql(
+      auditor,
+      'query($at: String) { a: pets(asOf: "1970-01-01T00:00:00Z", first: 1) { edges { cursor } } b: pets(asOf: $at, first: 1) { edges { cursor } } }',
+      { at: iso(MONDAY) },
+    );
+    expect(body).toEqual({
+      errors: [
+        expect.objectContaining({
+          message: `The query reads pets with asOf 2 times; one request may read the past catalogue once (a page reads up to ${AS_OF_SCAN_LIMIT} versions of pets).`,
+          extensions: { code: 'GRAPHQL_VALIDATION_FAILED' },
+        }),
+      ],
+    });
   });
 
   it('refuses the past to a key without audit:read', async () => {

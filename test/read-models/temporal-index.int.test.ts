@@ -4,9 +4,9 @@ import { DatabaseSync } from 'node:sqlite';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type EventStore, UnreadableEventError } from '../../src/application/ports/event-store.ts';
+import { AS_OF_SCAN_LIMIT } from '../../src/application/ports/read-models.ts';
 import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import {
-  AS_OF_SCAN_LIMIT,
   CLOSE_OPEN_VERSION,
   positionKey,
   SqliteTemporalIndex,

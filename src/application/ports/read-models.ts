@@ -60,6 +60,14 @@ export type OrderReadModel = {
 /** A moment in the store's past: a store position, or a time (each pet as of its last event then). */
 export type AsOf = { readonly position: bigint } | { readonly timeMs: number };
 
+/**
+ * A page of the catalogue as of a time reads at most this many versions of pets: where few pets
+ * match (an early time, a status few had), the page ends short, even empty, with a cursor past the
+ * last pet it read, as the audit feed does. Without the bound one page of a store of 300,000 pets
+ * as of its first minute read every version of every pet.
+ */
+export const AS_OF_SCAN_LIMIT = 10_000;
+
 /** Every version of every pet, with the positions and times in which it held (time travel). */
 export type TemporalPetIndex = {
   /** The pet as it was then; undefined when it did not exist yet, or was removed by then. */
@@ -67,7 +75,7 @@ export type TemporalPetIndex = {
   /**
    * The catalogue as it was then, in ascending id order, like the live list. A page that reached the
    * index's scan bound before it filled ends short, even empty, with `scannedTo`: the next page
-   * starts after it, not after the page's last pet.
+   * starts after it, not after the page's last pet. The bound is AS_OF_SCAN_LIMIT.
    */
   pageAsOf(query: {
     readonly at: AsOf;
