@@ -23,7 +23,8 @@ export async function compareParts(
       return firstDifference(JSON.parse(mine), JSON.parse(JSON.stringify(other.value)), `[${index}]`);
     }
     index += 1;
-    if (index % 16 === 0) await nextTurn();
+    // After every part: sixteen parts of the pet list (32,768 pets) held the loop 50-70 ms.
+    await nextTurn();
   }
   const extra = theirs.next();
   return extra.done === true
