@@ -34,10 +34,15 @@ export async function run(args: string[]): Promise<void> {
   const keys = await followApiKeys(store, config);
   const output = new LineOutput();
   const stop = new AbortController();
-  const interrupt = () => stop.abort();
+  // Ctrl-C or SIGTERM, or a reader that has gone (no signal): stop reading, even while the pipe is full.
+  let signalled: NodeJS.Signals | undefined;
+  const interrupt = (signal?: NodeJS.Signals) => {
+    if (typeof signal === 'string') signalled ??= signal;
+    stop.abort();
+  };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
-  output.gone.addEventListener('abort', interrupt);
+  output.gone.addEventListener('abort', () => interrupt());
   const feed = eventFeedQueries({ store, keys: keys.keys });
   try {
     const head = (await store.headPosition()) ?? 0n;
@@ -50,7 +55,7 @@ export async function run(args: string[]): Promise<void> {
         )
       : pages(feed, filter, from, stop.signal);
     for await (const event of events) {
-      await output.write(JSON.stringify(event));
+      await output.write(JSON.stringify(event), stop.signal);
       if (stop.signal.aborted) break;
     }
   } finally {
@@ -59,6 +64,8 @@ export async function run(args: string[]): Promise<void> {
     await keys.stop();
     await store.close();
   }
+  // Ended at once: the lines a stalled reader has not taken would otherwise hold the process.
+  if (signalled !== undefined) process.exit(0);
 }
 
 /** Every event there is now, a page at a time. */

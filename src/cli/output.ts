@@ -58,9 +58,12 @@ export class LineOutput {
     return this.#gone.signal;
   }
 
-  async write(line: string): Promise<void> {
-    if (this.#closed) return;
+  /** Waits while the pipe is full, until the reader has gone or `stop` (an interruption) is aborted. */
+  async write(line: string, stop?: AbortSignal): Promise<void> {
+    if (this.#closed || stop?.aborted === true) return;
     if (this.#stream.write(`${line}\n`)) return;
-    await Promise.race([once(this.#stream, 'drain'), once(this.#gone.signal, 'abort')]);
+    const ended = stop === undefined ? this.#gone.signal : AbortSignal.any([this.#gone.signal, stop]);
+    if (ended.aborted) return;
+    await Promise.race([once(this.#stream, 'drain'), once(ended, 'abort')]);
   }
 }

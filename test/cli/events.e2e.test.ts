@@ -145,4 +145,28 @@ describe('petstore events', () => {
     child.kill('SIGINT');
     expect(((await exited) as [number])[0]).toBe(0);
   });
+
+  it('stops following at SIGTERM while its reader has stopped reading, with exit code 0', async () => {
+    const child = unreadEvents('--follow');
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // it has filled the pipe and waits on it
+    child.kill('SIGTERM');
+    expect(await exitWithin(child, 5000)).toBe(0);
+  });
 });
+
+/** `petstore events …` whose stdout nobody reads: the pipe fills up and the command waits on it. */
+function unreadEvents(...args: string[]) {
+  return spawn(process.execPath, [path.join(ROOT, 'bin/petstore.js'), 'events', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, PETSTORE_DATA_DIR: temp.dir, LOG_LEVEL: 'silent' },
+    stdio: ['ignore', 'pipe', 'ignore'],
+  });
+}
+
+/** The child's exit code, or 'still running' after `ms` (the child then killed). */
+async function exitWithin(child: ReturnType<typeof spawn>, ms: number): Promise<number | string> {
+  const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+  const [code] = (await once(child, 'exit')) as [number | null];
+  clearTimeout(timer);
+  return code ?? 'still running';
+}
