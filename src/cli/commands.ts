@@ -106,7 +106,8 @@ then (REST's ETag, GraphQL's Pet.version).`,
     synopsis: '[--stream S] [--type T] [--from P] [--follow]',
     summary: "the store's events as JSON lines, oldest first, as GET /v1/audit/events shows them",
     details: `Every event from position P on (from the first without --from), only of stream S or of
-type T if asked. With --follow it then prints each new event as it is stored, until interrupted.`,
+type T if asked. With --follow it then prints each new event as it is stored, until interrupted
+(status 0); interrupted without --follow, it may not have printed them all: status 130 or 143.`,
     load: () => import('./events.ts'),
   },
   {

@@ -1,3 +1,4 @@
+import { constants } from 'node:os';
 import { type EventFeedQuery, eventFeedQueries } from '../application/queries/event-feed.ts';
 import { pastTheStore } from '../application/queries/positions.ts';
 import { loadConfig } from '../config.ts';
@@ -64,8 +65,10 @@ export async function run(args: string[]): Promise<void> {
     await keys.stop();
     await store.close();
   }
-  // Ended at once: the lines a stalled reader has not taken would otherwise hold the process.
-  if (signalled !== undefined) process.exit(0);
+  // Ended at once: the lines a stalled reader has not taken would otherwise hold the process. Following
+  // ends so, status 0; the events there are, cut short, are not all of them, which a script must not take
+  // for the whole: 130 for SIGINT, 143 for SIGTERM, as a shell says of a command a signal ended.
+  if (signalled !== undefined) process.exit(values.follow === true ? 0 : 128 + constants.signals[signalled]);
 }
 
 /** Every event there is now, a page at a time. */

@@ -152,6 +152,13 @@ describe('petstore events', () => {
     child.kill('SIGTERM');
     expect(await exitWithin(child, 5000)).toBe(0);
   });
+
+  it('exits with 143 when SIGTERM cuts the events short, so that a script does not take them for all', async () => {
+    const child = unreadEvents();
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // a page in, it waits on the full pipe
+    child.kill('SIGTERM');
+    expect(await exitWithin(child, 5000)).toBe(143);
+  });
 });
 
 /** `petstore events …` whose stdout nobody reads: the pipe fills up and the command waits on it. */
