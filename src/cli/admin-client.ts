@@ -65,11 +65,18 @@ function serviceAddress(url: string): string {
     // A lone ? or # leaves URL's search or hash empty, and would still end up before the paths.
     /[?#]/.test(url)
   ) {
+    const shown = withoutUserInfo(url);
+    const credentials = shown === url ? '' : ', with no credentials in it: the key goes in PETSTORE_API_KEY';
     throw new UsageError(
-      `--url must be the server's http:// or https:// address, such as http://127.0.0.1:3000 (not ${JSON.stringify(url)})`,
+      `--url must be the server's http:// or https:// address, such as http://127.0.0.1:3000${credentials} (not ${JSON.stringify(shown)})`,
     );
   }
   return url.replace(/\/+$/, '');
+}
+
+/** A URL as a message may show it: a user name and password (parsable or not) as `…`, never repeated. */
+function withoutUserInfo(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@');
 }
 
 /** The Authorization header, refusing a key no header can carry without repeating it (it is a secret). */

@@ -377,6 +377,17 @@ describe('a --url that is not this service’s admin API', () => {
     },
   );
 
+  it.each(['http://ops:s3cret@127.0.0.1:3000', 'http://ops:s3cret@[::1'])(
+    'refuses --url %s, with credentials in it, without repeating them',
+    async (url) => {
+      const { code, stderr } = await projections(['status', '--url', url], { PETSTORE_API_KEY: 'psk_any' });
+      expect([code, stderr.split('\n')[0]]).toEqual([
+        2,
+        `petstore projections status: --url must be the server's http:// or https:// address, such as http://127.0.0.1:3000, with no credentials in it: the key goes in PETSTORE_API_KEY (not ${JSON.stringify(url.replace('ops:s3cret', '…'))})`,
+      ]);
+    },
+  );
+
   it('refuses a PETSTORE_API_KEY no header can carry, without repeating it', async () => {
     const { code, stderr } = await projections(['status', '--url', 'http://127.0.0.1:9'], {
       PETSTORE_API_KEY: 'psk_secret\nmore',
