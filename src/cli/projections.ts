@@ -24,7 +24,8 @@ export async function run(args: string[]): Promise<void> {
   }
   const { values, positionals } = parseCommandLine({
     args: rest,
-    options: { url: { type: 'string' }, json: { type: 'boolean' } },
+    // A rebuild prints no JSON: --json there is refused, not ignored (a script would parse its lines).
+    options: { url: { type: 'string' }, ...(subcommand !== 'rebuild' && { json: { type: 'boolean' } }) },
     allowPositionals: true,
   });
   if (positionals.length > (subcommand === 'status' ? 0 : 1)) throw new UsageError('too many arguments');

@@ -138,6 +138,16 @@ describe('on the store and snapshot files alone', () => {
     });
   });
 
+  it('rebuild: refuses --json, which it has no output for, as a mistake in the command line', async () => {
+    expect(await projections(['rebuild', 'orders', '--json'])).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'petstore projections rebuild: unknown option --json\n\n' +
+        'Usage: petstore projections rebuild [name] [--url URL]\n',
+    });
+  });
+
   it('rebuild: folds every event with plain progress lines off a terminal, and saves the snapshot', async () => {
     const { code, stdout, stderr } = await projections(['rebuild', 'pet-list']);
     expect([code, stdout]).toEqual([0, `pet-list: rebuilt from ${EVENTS} events; snapshot saved\n`]);
