@@ -194,6 +194,7 @@ function change(args: string[], what: Change) {
       `keys ${what} takes one key id${needsSecond ? ` and ${SECOND_ARGUMENT[what]}` : ''}`,
     );
   }
+  refuseEmptyKeyId(keyId);
   const limits = limitsOf(values);
   return async (store: EventStore) => {
     const result =
@@ -220,6 +221,12 @@ function change(args: string[], what: Change) {
   };
 }
 
+/** `keys revoke "$ID"` with ID unset is a mistake in the command line, as a blank flag is, not an unknown key. */
+function refuseEmptyKeyId(keyId: string): void {
+  if (keyId.trim() === '')
+    throw new UsageError('the key id is empty: give one (petstore keys list shows them)');
+}
+
 function rotate(args: string[]) {
   const { values, positionals } = parseCommandLine({
     args,
@@ -228,6 +235,7 @@ function rotate(args: string[]) {
   });
   const [keyId, extra] = positionals;
   if (keyId === undefined || extra !== undefined) throw new UsageError('keys rotate takes one key id');
+  refuseEmptyKeyId(keyId);
   const graceMs = values.grace === undefined ? DEFAULT_GRACE_MS : durationOf(values.grace, '--grace');
   return async (store: EventStore) => {
     const { key, secret, endedGraceMs } = await rotateApiKey(deps(store), keyId, graceMs, cliContext());

@@ -252,3 +252,13 @@ it('refuses custom limits on a plan other than enterprise', async () => {
     'petstore keys create: Custom limits apply to the enterprise plan only, not free.\n',
   );
 });
+
+it('refuses an empty key id as a mistake in the command line, exit code 2, before opening the store', async () => {
+  const failure = await keys('revoke', '').catch((error: { code: number; stderr: string }) => error);
+  expect(failure).toMatchObject({
+    code: 2,
+    stderr:
+      'petstore keys revoke: the key id is empty: give one (petstore keys list shows them)\n\n' +
+      'Usage: petstore keys revoke <key-id>\n',
+  });
+});
