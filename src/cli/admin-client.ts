@@ -42,7 +42,11 @@ export function adminClient(url: string, apiKey: string | undefined) {
         onProgress(current);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
         const rebuild = (await status()).find((projection) => projection.name === name)?.rebuild;
-        if (rebuild == null) throw new Error(`${base} no longer reports the rebuild of ${name}`);
+        // A server restarted meanwhile (a deploy) has lost the rebuild: a condition to act on, not a bug.
+        if (rebuild == null)
+          throw new CommandFailure(
+            `${base} no longer reports the rebuild of ${name} (did it restart?): see petstore projections status --url ${base}`,
+          );
         current = rebuild;
       }
       return current;

@@ -444,3 +444,35 @@ describe('a --url server of the release before unknownEvents (a rolling upgrade 
     }
   });
 });
+
+describe('a --url server that loses a rebuild it was running (restarted meanwhile)', () => {
+  it('rebuild: one line saying so, status 1, not an unexpected failure', async () => {
+    const running = {
+      state: 'running',
+      events: 0,
+      position: null,
+      target: '9',
+      eventsPerSecond: 0,
+      etaSeconds: null,
+      startedAt: '2026-11-27T00:00:00.000Z',
+    };
+    const restarted = createServer((request, response) => {
+      const json = { 'content-type': 'application/json; charset=utf-8' };
+      if (request.method === 'POST') return response.writeHead(202, json).end(JSON.stringify(running));
+      response.writeHead(200, json).end(JSON.stringify([{ name: 'pet-list', rebuild: null }]));
+    }).listen(0, '127.0.0.1');
+    await once(restarted, 'listening');
+    const url = `http://127.0.0.1:${(restarted.address() as AddressInfo).port}`;
+    try {
+      const { code, stderr } = await projections(['rebuild', 'pet-list', '--url', url], {
+        PETSTORE_API_KEY: 'psk_any',
+      });
+      expect([code, stderr.trimEnd().split('\n').at(-1)]).toEqual([
+        1,
+        `petstore projections rebuild: ${url} no longer reports the rebuild of pet-list (did it restart?): see petstore projections status --url ${url}`,
+      ]);
+    } finally {
+      restarted.close();
+    }
+  });
+});
