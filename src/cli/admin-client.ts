@@ -12,32 +12,50 @@ const POLL_MS = 250;
 export type ReportedStatus = Omit<ProjectionStatus, 'unknownEvents'> &
   Partial<Pick<ProjectionStatus, 'unknownEvents'>>;
 
+/**
+ * How long a status, or the start of a rebuild, may take to answer in full: a server answers them
+ * from memory at once, and one that accepts the connection but never answers (stopped with
+ * SIGSTOP, wedged, a proxy holding the request) otherwise held the command for undici's 300 s.
+ * A verify has no bound: it folds every event of the store on the server, which takes as long as
+ * the store is large.
+ */
+export const ANSWER_WITHIN_MS = 30_000;
+
 /** A running server's admin endpoints (scope admin), for `petstore projections … --url`. */
-export function adminClient(url: string, apiKey: string | undefined) {
+export function adminClient(
+  url: string,
+  apiKey: string | undefined,
+  { answerWithinMs = ANSWER_WITHIN_MS }: { answerWithinMs?: number } = {},
+) {
   const base = serviceAddress(url);
   if (apiKey === undefined) {
     throw new ConfigError('--url needs an API key with the admin scope in PETSTORE_API_KEY');
   }
   const headers = authorization(apiKey);
-  async function call<T>(method: 'GET' | 'POST', path: string): Promise<T> {
-    let response: Response;
+  async function call<T>(method: 'GET' | 'POST', path: string, withinMs?: number): Promise<T> {
+    const signal = withinMs === undefined ? undefined : AbortSignal.timeout(withinMs);
     try {
-      response = await fetch(`${base}/v1/admin/projections${path}`, { method, headers });
+      const response = await fetch(`${base}/v1/admin/projections${path}`, { method, headers, signal });
+      const body = await jsonOf<T & { code?: string; message?: string }>(response, base);
+      if (!response.ok)
+        throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}`);
+      return body;
     } catch (error) {
+      if (error instanceof CommandFailure) throw error;
+      if (signal?.aborted === true)
+        throw new CommandFailure(
+          `${base} did not answer within ${withinMs! / 1000} s: is the server stopped or overloaded?`,
+        );
       throw new CommandFailure(`cannot reach ${base}: ${String((error as Error).cause ?? error)}`);
     }
-    const body = await jsonOf<T & { code?: string; message?: string }>(response, base);
-    if (!response.ok)
-      throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}`);
-    return body;
   }
-  const status = () => call<ReportedStatus[]>('GET', '');
+  const status = () => call<ReportedStatus[]>('GET', '', answerWithinMs);
   return {
     status,
     verify: (name: string) => call<VerifyReport>('POST', `/${encodeURIComponent(name)}/verify`),
     /** Starts the rebuild, then follows it until it is swapped in (or fails). */
     async rebuild(name: string, onProgress: (status: RebuildStatus) => void): Promise<RebuildStatus> {
-      let current = await call<RebuildStatus>('POST', `/${encodeURIComponent(name)}/rebuild`);
+      let current = await call<RebuildStatus>('POST', `/${encodeURIComponent(name)}/rebuild`, answerWithinMs);
       while (current.state === 'running') {
         onProgress(current);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
