@@ -73,4 +73,8 @@ describe('idempotencyStreamName', () => {
     expect(a).toMatch(/^idempotency-[0-9a-f]{64}$/);
     expect(a).not.toBe(idempotencyStreamName('key-b', 'retry-1'));
   });
+
+  it('keeps a client’s key apart from another client’s key that joins to the same text', () => {
+    expect(idempotencyStreamName('key-a', 'b-retry')).not.toBe(idempotencyStreamName('key-ab', '-retry'));
+  });
 });
