@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { resolveLimits } from '../../src/domain/plans.ts';
+import { MAX_CUSTOM_LIMIT, resolveLimits } from '../../src/domain/plans.ts';
 import { ValidationError } from '../../src/shared/errors.ts';
 
 it('gives each published plan the interface’s figures', () => {
@@ -18,10 +18,47 @@ it('requires both custom limits for enterprise', () => {
 
 it('refuses a per-minute limit above the per-day limit', () => {
   expect(() => resolveLimits('enterprise', { perMinute: 10, perDay: 5 })).toThrow(
-    'perMinute must not exceed perDay.',
+    new ValidationError('perMinute must not exceed perDay.', 'perMinute'),
   );
 });
 
 it('refuses an unknown plan', () => {
-  expect(() => resolveLimits('gold')).toThrow('plan must be one of free, pro, business, enterprise.');
+  expect(() => resolveLimits('gold')).toThrow(
+    new ValidationError('plan must be one of free, pro, business, enterprise.', 'plan'),
+  );
 });
+
+it('accepts a per-minute limit equal to the per-day limit', () => {
+  expect(resolveLimits('enterprise', { perMinute: 500, perDay: 500 }).limits).toEqual({
+    perMinute: 500,
+    perDay: 500,
+  });
+});
+
+it('accepts custom limits from 1 up to the largest safe integer', () => {
+  expect(resolveLimits('enterprise', { perMinute: 1, perDay: MAX_CUSTOM_LIMIT }).limits).toEqual({
+    perMinute: 1,
+    perDay: MAX_CUSTOM_LIMIT,
+  });
+});
+
+it.each([
+  [{ perMinute: 0, perDay: 10 }, 'perMinute'],
+  [{ perMinute: -1, perDay: 10 }, 'perMinute'],
+  [{ perMinute: 1.5, perDay: 10 }, 'perMinute'],
+  [{ perMinute: 1, perDay: MAX_CUSTOM_LIMIT + 1 }, 'perDay'],
+  [{ perMinute: 1, perDay: Number.NaN }, 'perDay'],
+])('refuses the custom limits %j, naming the field %s', (custom, field) => {
+  expect(() => resolveLimits('enterprise', custom)).toThrow(
+    new ValidationError(`${field} must be an integer from 1 to ${MAX_CUSTOM_LIMIT}.`, field),
+  );
+});
+
+it.each([[{ perMinute: 10, perDay: 100 }], [{ perMinute: 10 }], [{ perDay: 100 }]])(
+  'refuses custom limits %j for a published plan, whose figures are fixed',
+  (custom) => {
+    expect(() => resolveLimits('pro', custom)).toThrow(
+      new ValidationError('Custom limits apply to the enterprise plan only, not pro.', 'plan'),
+    );
+  },
+);
