@@ -3,6 +3,7 @@ import {
   crossesBanThreshold,
   DAY_MS,
   decideRate,
+  decideTakenBack,
   MINUTE_MS,
   windowEnd,
   windowIndex,
@@ -88,4 +89,30 @@ it('numbers clock-aligned windows, and a window ends where the next one starts',
   expect(windowEnd(NOW, MINUTE_MS)).toBe(MINUTE_END);
   expect(windowIndex(MINUTE_END * 1000, MINUTE_MS)).toBe(windowIndex(NOW, MINUTE_MS) + 1);
   expect(windowEnd(NOW, DAY_MS)).toBe(DAY_END);
+});
+
+it('allows the request that uses the day’s last one, leaving none', () => {
+  expect(decideRate(NOW, FREE, 5, 1000)).toEqual({
+    allowed: true,
+    window: 'day',
+    limits: FREE,
+    limit: 1000,
+    remaining: 0,
+    reset: DAY_END,
+    retryAfter: 0,
+    overLimitBy: 0,
+  });
+});
+
+it('lets points the minute refuses, with the day exactly at its limit, be retried when the minute ends', () => {
+  expect(decideTakenBack(NOW, FREE, 2, 61, 1000)).toEqual({
+    allowed: false,
+    window: 'minute',
+    limits: FREE,
+    limit: 60,
+    remaining: 1,
+    reset: MINUTE_END,
+    retryAfter: 55,
+    overLimitBy: 0,
+  });
 });
