@@ -3,6 +3,7 @@ import {
   decideReserveBlock,
   IdsExhaustedError,
   lastReservedId,
+  ORDER_IDS,
   PET_IDS,
 } from '../../src/domain/id-blocks.ts';
 
@@ -28,6 +29,12 @@ describe('decideReserveBlock', () => {
   it('fails when every id is reserved', () => {
     expect(() => decideReserveBlock(PET_IDS, Number.MAX_SAFE_INTEGER, 100)).toThrow(IdsExhaustedError);
   });
+
+  it('says which kind of id ran out', () => {
+    expect(() => decideReserveBlock(ORDER_IDS, Number.MAX_SAFE_INTEGER, 100)).toThrow(
+      'No order ids are left below 9007199254740991.',
+    );
+  });
 });
 
 describe('lastReservedId', () => {
@@ -35,5 +42,13 @@ describe('lastReservedId', () => {
     const reserved = (first: number, last: number) => ({ type: 'PetIdBlockReserved', data: { first, last } });
     expect(lastReservedId(PET_IDS, [])).toBe(0);
     expect(lastReservedId(PET_IDS, [reserved(1, 100), reserved(101, 200)])).toBe(200);
+  });
+
+  it('counts only the reservations of its own kind of id', () => {
+    const events = [
+      { type: 'PetIdBlockReserved', data: { first: 1, last: 100 } },
+      { type: 'OrderIdBlockReserved', data: { first: 1, last: 500 } },
+    ];
+    expect([lastReservedId(PET_IDS, events), lastReservedId(ORDER_IDS, events)]).toEqual([100, 500]);
   });
 });
