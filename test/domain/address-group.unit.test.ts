@@ -39,3 +39,28 @@ it('counts what is not an address, with or without a port, as the text it is', (
     '[not-an-address]:80',
   ]);
 });
+
+it('expands :: by the hextets after it when they reach into the network half', () => {
+  expect(addressGroup('2001:db8::1:2:3:4:5')).toBe('2001:db8:0:1::/64');
+});
+
+it('counts an embedded IPv4 tail as the two hextets it stands for', () => {
+  expect(addressGroup('1::2:3:4:5:6.7.8.9')).toBe('1:0:2:3::/64');
+});
+
+it('counts an IPv4-mapped address with multi-digit octets as its IPv4 address', () => {
+  expect(addressGroup('::ffff:198.51.100.27')).toBe('198.51.100.27');
+});
+
+it('counts an IPv6 address that only ends like an IPv4-mapped one by its /64, not as that IPv4 address', () => {
+  expect(addressGroup('2001:db8:1:2::ffff:198.51.100.27')).toBe('2001:db8:1:2::/64');
+});
+
+it('counts a bracketed IPv6 address without a port as the address', () => {
+  expect(addressGroup('[2001:db8:1:2::1]')).toBe('2001:db8:1:2::/64');
+});
+
+it('counts text that merely contains an address and a port as the text it is', () => {
+  const texts = ['x203.0.113.9:80', '203.0.113.9:80x', 'x[2001:db8::1]:80', '[2001:db8::1]:80x'];
+  expect(texts.map(addressGroup)).toEqual(texts);
+});
