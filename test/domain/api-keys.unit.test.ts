@@ -61,6 +61,22 @@ describe('issuing', () => {
     );
   });
 
+  it('refuses unknown scopes, naming them and the scopes there are', () => {
+    const scopes = ['pets:delete', 'pets:read', 'root'];
+    expect(() => decideIssueApiKey({ plan: 'free', scopes }, { keyId: 'k', secretHash: 'h' }, NOW)).toThrow(
+      new ValidationError(
+        'Unknown scope "pets:delete", "root"; the scopes are pets:read, pets:write, orders:read, orders:write, audit:read, admin.',
+        'scopes',
+      ),
+    );
+  });
+
+  it('refuses an empty list of scopes, which would make a key that can do nothing', () => {
+    expect(() =>
+      decideIssueApiKey({ plan: 'free', scopes: [] }, { keyId: 'k', secretHash: 'h' }, NOW),
+    ).toThrow(new ValidationError('A key needs at least one scope.', 'scopes'));
+  });
+
   it('records an expiry in the future', () => {
     const expiresAt = new Date('2030-02-14T10:00:05.000Z');
     const event = decideIssueApiKey({ plan: 'free', expiresAt }, { keyId: 'k', secretHash: 'h' }, NOW);
