@@ -82,4 +82,10 @@ describe('validateFreeText', () => {
       'note must be well-formed Unicode (an unpaired surrogate at character 4).',
     );
   });
+
+  it('says where an unpaired surrogate is when text follows it', () => {
+    expect(refusal('Re\udc00x😀').message).toBe(
+      'note must be well-formed Unicode (an unpaired surrogate at character 3).',
+    );
+  });
 });
