@@ -148,3 +148,34 @@ it('keeps serving a key within its plan after the clock stepped back, with reset
   expect(statuses.every((status) => !(status instanceof Promise) && status.allowed)).toBe(true);
   expect(statuses.at(-1)).toMatchObject({ limit: 60, remaining: 10 });
 });
+
+it('counts further points that take the day exactly to its limit', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const key = enterpriseKey(50, 8);
+  await limiter.limitKey(key, NOW);
+  const status = await limiter.limitKeyFurther(key, NOW, 7);
+  expect([status.allowed, status.window, status.remaining]).toEqual([true, 'day', 0]);
+});
+
+it('limits requests without a key to 20 a minute per address, counting a /64 as one address', async () => {
+  const limiter = new RateLimiter(memoryCounters());
+  const statuses = [];
+  for (let i = 1; i <= 21; i++) statuses.push(await limiter.limitAnonymous(`2001:db8:1:2::${i}`, NOW));
+  expect(statuses.map((status) => status.allowed)).toEqual([...Array<boolean>(20).fill(true), false]);
+  expect(statuses[20]).toMatchObject({
+    window: 'minute',
+    limit: 20,
+    remaining: 0,
+    retryAfter: 55,
+    overLimitBy: 1,
+  });
+  expect((await limiter.limitAnonymous('2001:db8:1:3::1', NOW)).allowed).toBe(true);
+});
+
+it('gives the public routes a budget per address apart from requests without a key', async () => {
+  const limiter = new RateLimiter(memoryCounters(), { perMinute: 1, perDay: 10 });
+  await limiter.limitAnonymous('203.0.113.9', NOW);
+  expect((await limiter.limitAnonymous('203.0.113.9', NOW)).allowed).toBe(false);
+  expect((await limiter.limitPublic('203.0.113.9', NOW)).allowed).toBe(true);
+  expect((await limiter.limitPublic('203.0.113.9', NOW)).allowed).toBe(false);
+});
