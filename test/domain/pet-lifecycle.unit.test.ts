@@ -24,6 +24,19 @@ describe('validatePetPatch', () => {
     expect(validatePetPatch({ status: 'sold' })).toStrictEqual({ status: 'sold' });
   });
 
+  it('keeps a name alone, without a status it did not hold', () => {
+    expect(validatePetPatch({ name: 'Max' })).toStrictEqual({ name: 'Max' });
+  });
+
+  it.each([['name'], ['categoryId'], ['status']])(
+    'refuses null for %s, which a pet always keeps',
+    (field) => {
+      expect(() => validatePetPatch({ [field]: null })).toThrow(
+        new ValidationError(`${field} cannot be removed; give it a value.`, field),
+      );
+    },
+  );
+
   it.each([
     [{ id: 8 }, 'id'],
     [{ colour: 'red' }, 'colour'],
@@ -60,6 +73,23 @@ describe('decideUpdatePet', () => {
 
   it('decides nothing for a patch that changes nothing', () => {
     expect(decideUpdatePet(given(created), 7, { name: 'Rex', status: 'available' })).toEqual([]);
+  });
+
+  it('decides nothing for a patch that repeats the pet’s category', () => {
+    expect(decideUpdatePet(given(created), 7, { categoryId: 1 })).toEqual([]);
+  });
+
+  it('renames a pet without touching its status when the patch holds none', () => {
+    expect(decideUpdatePet(given(created), 7, { name: 'Max' })).toEqual([
+      { type: 'PetRenamed', data: { id: 7, name: 'Max', previousName: 'Rex' } },
+    ]);
+  });
+
+  it('records no previous status, nor an order, for a pet created without a status', () => {
+    const plain = given({ type: 'PetCreated', data: { id: 7, name: 'Rex', categoryId: 1 } });
+    expect(decideUpdatePet(plain, 7, { status: 'sold' })).toStrictEqual([
+      { type: 'PetStatusChanged', data: { id: 7, status: 'sold' } },
+    ]);
   });
 
   it('refuses a status change the transition table forbids, naming what is allowed', () => {
@@ -132,6 +162,22 @@ describe('decideRemovePet', () => {
   it('refuses to remove a pet twice', () => {
     const removed = given(created, decideRemovePet(given(created), 7, undefined));
     expect(() => decideRemovePet(removed, 7, undefined)).toThrow(PetRemovedError);
+  });
+
+  it('records no reason when none is given', () => {
+    expect(decideRemovePet(given(created), 7, undefined)).toStrictEqual({
+      type: 'PetRemoved',
+      data: { id: 7 },
+    });
+  });
+
+  it('refuses to remove a pet an order holds with 409 pet_held_by_order', () => {
+    const held = given(created, {
+      type: 'PetStatusChanged',
+      data: { id: 7, status: 'pending', previousStatus: 'available', orderId: 3 },
+    });
+    expect(() => decideRemovePet(held, 7, undefined)).toThrow(new PetHeldByOrderError(7, 3));
+    expect(new PetHeldByOrderError(7, 3)).toMatchObject({ code: 'pet_held_by_order', status: 409 });
   });
 });
 
