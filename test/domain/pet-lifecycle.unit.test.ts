@@ -171,6 +171,21 @@ describe('decideRemovePet', () => {
     });
   });
 
+  it('removes a pet once the order that held it was cancelled, which let it go', () => {
+    const released = given(
+      created,
+      {
+        type: 'PetStatusChanged',
+        data: { id: 7, status: 'pending', previousStatus: 'available', orderId: 3 },
+      },
+      {
+        type: 'PetStatusChanged',
+        data: { id: 7, status: 'available', previousStatus: 'pending', orderId: 3 },
+      },
+    );
+    expect(decideRemovePet(released, 7, undefined)).toStrictEqual({ type: 'PetRemoved', data: { id: 7 } });
+  });
+
   it('refuses to remove a pet an order holds with 409 pet_held_by_order', () => {
     const held = given(created, {
       type: 'PetStatusChanged',
