@@ -173,10 +173,7 @@ function printStatus(statuses: readonly ReportedStatus[], json: boolean): void {
       `${status.version}${status.interimFromVersion === null ? '' : ` (serving v${status.interimFromVersion} meanwhile)`}`,
       status.checkpoint ?? '-',
       `${lag.capped ? '>' : ''}${lag.events} events, ${lag.seconds} s`,
-      snapshot === null
-        ? '-'
-        : `v${snapshot.version} at ${snapshot.checkpoint}, ${age(snapshot.ageSeconds)} old` +
-          (snapshot.refused === undefined ? '' : `, REFUSED: ${snapshot.refused}`),
+      snapshotCell(snapshot),
       rebuild === null
         ? '-'
         : rebuild.state === 'failed'
@@ -200,6 +197,14 @@ function printStatus(statuses: readonly ReportedStatus[], json: boolean): void {
       `${name}: NOT TRUSTED: passes over events of types this release does not know: ${types.join(', ')}; a newer release wrote them\n`,
     );
   }
+}
+
+function snapshotCell(snapshot: ReportedStatus['snapshot']): string {
+  if (snapshot === null) return '-';
+  // A file without a header this code reads: only why a start refuses it is known.
+  if (snapshot.version === null) return `REFUSED: ${snapshot.refused}`;
+  const described = `v${snapshot.version} at ${snapshot.checkpoint}, ${age(snapshot.ageSeconds)} old`;
+  return snapshot.refused === undefined ? described : `${described}, REFUSED: ${snapshot.refused}`;
 }
 
 function age(seconds: number): string {

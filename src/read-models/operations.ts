@@ -5,6 +5,7 @@ import type {
   ProjectionStatus,
   ReadModelOperations,
   RebuildStatus,
+  SnapshotStatus,
   VerifyReport,
 } from '../application/ports/read-models.ts';
 import { NotFoundError } from '../shared/errors.ts';
@@ -12,7 +13,7 @@ import { compareParts, compareWithFile, type Difference } from './compare-parts.
 import { foldBeside } from './fold-beside.ts';
 import { eventIdAt, madeFromThisStore, type ReadModel } from './read-model.ts';
 import type { ProjectionGroup } from './runner.ts';
-import type { SnapshotStore } from './snapshot-file.ts';
+import type { SnapshotHeaderRead, SnapshotStore } from './snapshot-file.ts';
 
 /** Lag is counted event by event up to this many; past it, the status says "at least". */
 const LAG_COUNT_LIMIT = 100_000;
@@ -99,19 +100,34 @@ export async function projectionStatus(
     version: readModel.version,
     checkpoint: readModel.checkpoint?.toString() ?? null,
     lag,
-    snapshot:
-      header === undefined
-        ? null
-        : {
-            version: header.version,
-            checkpoint: header.checkpoint,
-            savedAt: header.savedAt,
-            ageSeconds: Math.max(0, Math.round((nowMs - Date.parse(header.savedAt)) / 1000)),
-            ...(readModel.refused !== undefined && { refused: readModel.refused }),
-          },
+    snapshot: snapshotStatus(header, readModel.refused, nowMs),
     interimFromVersion: readModel.interimFromVersion ?? null,
     unknownEvents: [...unknown].map(([type, position]) => ({ type, firstPosition: position.toString() })),
     rebuild: readModel.rebuild ?? null,
+  };
+}
+
+/**
+ * The file as its header describes it; a file without a header this code reads is shown too, with
+ * why a start refuses it, rather than as no file at all.
+ */
+function snapshotStatus(
+  read: SnapshotHeaderRead | undefined,
+  refused: string | undefined,
+  nowMs: number,
+): SnapshotStatus | null {
+  if (read === undefined) return null;
+  if (!read.ok) {
+    const noHeader = { version: null, checkpoint: null, savedAt: null, ageSeconds: null };
+    return { ...noHeader, refused: refused ?? read.reason };
+  }
+  const { header } = read;
+  return {
+    version: header.version,
+    checkpoint: header.checkpoint,
+    savedAt: header.savedAt,
+    ageSeconds: Math.max(0, Math.round((nowMs - Date.parse(header.savedAt)) / 1000)),
+    ...(refused !== undefined && { refused }),
   };
 }
 

@@ -4,7 +4,9 @@ import path from 'node:path';
 import {
   encodeHeader,
   HEADER_BYTES,
+  parseHeader,
   readSnapshot,
+  shortFile,
   SNAPSHOT_FORMAT,
   SNAPSHOT_FORMAT_VERSION,
   type SnapshotHeader,
@@ -18,10 +20,17 @@ export type { Snapshot, SnapshotHeader, SnapshotMeta, SnapshotRead } from './sna
 export type SnapshotLoad =
   SnapshotRead | { readonly ok: false; readonly missing: true; readonly reason: string };
 
+/** A file's header, or why it has none this code reads (the reason a start would refuse the file for). */
+export type SnapshotHeaderRead =
+  { readonly ok: true; readonly header: SnapshotHeader } | { readonly ok: false; readonly reason: string };
+
 export type SnapshotStore = {
   load(projection: string): Promise<SnapshotLoad>;
-  /** The header alone, unchecked beyond its own shape: for status reports, never for loading. */
-  header(projection: string): Promise<SnapshotHeader | undefined>;
+  /**
+   * The header alone, unchecked beyond its own shape: for status reports, never for loading.
+   * Undefined when there is no file.
+   */
+  header(projection: string): Promise<SnapshotHeaderRead | undefined>;
   /**
    * Writes the parts as the snapshot's body, a chunk at a time (the event loop is free between
    * chunks), then the header, then replaces the file atomically. Iterating `parts` may happen
@@ -43,6 +52,8 @@ const LEGACY = /\.snapshot\.json$/;
 /** Whether a file `removeLeftovers` removed was a snapshot of the first format, not a temporary file. */
 export const isFirstFormatSnapshot = (name: string): boolean => LEGACY.test(name);
 
+const unreadableFile = (error: unknown) => `the file cannot be read (${(error as Error).message})`;
+
 /** Snapshots as files in a directory, one per projection, replaced atomically (write, then rename). */
 export function snapshotDirectory(dir: string): SnapshotStore {
   const fileOf = (projection: string) => path.join(dir, `${projection}.snapshot`);
@@ -57,7 +68,7 @@ export function snapshotDirectory(dir: string): SnapshotStore {
         // A file that cannot be read (permissions, a directory in its way, the disk) is not proven
         // either: refused like a damaged one, so that the read model is rebuilt from the events
         // rather than the start failing for want of a file derived from them.
-        return { ok: false, reason: `the file cannot be read (${(error as Error).message})` };
+        return { ok: false, reason: unreadableFile(error) };
       }
       try {
         return readSnapshot(file, projection);
@@ -66,16 +77,18 @@ export function snapshotDirectory(dir: string): SnapshotStore {
       }
     },
     async header(projection) {
-      const handle = await open(fileOf(projection), 'r').catch(() => undefined);
-      if (handle === undefined) return undefined;
+      let handle;
       try {
+        handle = await open(fileOf(projection), 'r');
         const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
-        const header = JSON.parse(buffer.subarray(0, bytesRead).toString('utf8')) as SnapshotHeader;
-        return header.format === SNAPSHOT_FORMAT ? header : undefined;
-      } catch {
-        return undefined;
+        if (bytesRead < HEADER_BYTES) return { ok: false, reason: shortFile(bytesRead) };
+        const header = parseHeader(buffer);
+        return typeof header === 'string' ? { ok: false, reason: header } : { ok: true, header };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+        return { ok: false, reason: unreadableFile(error) };
       } finally {
-        await handle.close();
+        await handle?.close();
       }
     },
     async save(meta, parts) {

@@ -62,10 +62,13 @@ export function encodeHeader(header: SnapshotHeader): Buffer {
   return line;
 }
 
+/** Why a file shorter than a header is refused. */
+export const shortFile = (bytes: number): string => `${bytes} bytes: truncated, or not a snapshot`;
+
 /** Checks a whole file, made for `projection`, and parses its body only once every check holds. */
 export function readSnapshot(file: Buffer, projection: string): SnapshotRead {
   const refuse = (reason: string): SnapshotRead => ({ ok: false, reason });
-  if (file.length < HEADER_BYTES) return refuse(`${file.length} bytes: truncated, or not a snapshot`);
+  if (file.length < HEADER_BYTES) return refuse(shortFile(file.length));
   const header = parseHeader(file.subarray(0, HEADER_BYTES));
   if (typeof header === 'string') return refuse(header);
   if (header.projection !== projection)
@@ -114,7 +117,7 @@ function* partLines(body: Buffer): Generator<unknown> {
 }
 
 /** The header, or why it is not one this code reads. */
-function parseHeader(line: Buffer): SnapshotHeader | string {
+export function parseHeader(line: Buffer): SnapshotHeader | string {
   let value: unknown;
   try {
     value = JSON.parse(line.toString('utf8'));

@@ -107,6 +107,20 @@ async function withACorruptedSnapshot<T>(check: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Runs `check` while pet-list's snapshot has a NUL byte inside its header: no header this code reads. */
+async function withADamagedHeader<T>(check: () => Promise<T>): Promise<T> {
+  const file = path.join(temp.dir, 'snapshots', 'pet-list.snapshot');
+  const good = readFileSync(file);
+  const bad = Buffer.from(good);
+  bad[5] = 0;
+  writeFileSync(file, bad);
+  try {
+    return await check();
+  } finally {
+    writeFileSync(file, good);
+  }
+}
+
 describe('on the store and snapshot files alone', () => {
   it('status: no snapshot yet, so a server would fold every event', async () => {
     expect(await statusOf('pet-list')).toEqual({
@@ -274,6 +288,30 @@ describe('on the store and snapshot files alone', () => {
     );
   });
 
+  it('status: a snapshot whose header is damaged is shown refused, with why, not as no file', async () => {
+    const { code, stdout } = await withADamagedHeader(() => projections(['status']));
+    const row = stdout.split('\n').find((line) => line.startsWith('pet-list'));
+    expect(code).toBe(0);
+    expect(row).toMatch(
+      /^pet-list +4 +- +5001 events, [\d.]+ s +REFUSED: no snapshot header: not a snapshot file +-$/,
+    );
+  });
+
+  it('status --json: a snapshot whose header is damaged has null where only the header could say, and why it is refused', async () => {
+    expect(await withADamagedHeader(() => statusOf('pet-list'))).toEqual(
+      expect.objectContaining({
+        checkpoint: null,
+        snapshot: {
+          version: null,
+          checkpoint: null,
+          savedAt: null,
+          ageSeconds: null,
+          refused: 'no snapshot header: not a snapshot file',
+        },
+      }),
+    );
+  });
+
   it('verify: exits 1 on a corrupted snapshot, saying why it is refused', async () => {
     const { code, stdout } = await withACorruptedSnapshot(() => projections(['verify', 'pet-list']));
     expect([
@@ -304,7 +342,11 @@ describe('against a running server (--url)', () => {
   });
 
   it('rebuild: swaps a fresh read model in, and the server answers right from then on', async () => {
-    const before = await snapshots.header('pet-list');
+    const savedAt = async () => {
+      const read = await snapshots.header('pet-list');
+      return read?.ok === true ? read.header.savedAt : undefined;
+    };
+    const before = await savedAt();
     const { code, stdout } = await projections(['rebuild', 'pet-list', '--url', server.url], env);
     expect([code, stdout]).toEqual([
       0,
@@ -315,7 +357,7 @@ describe('against a running server (--url)', () => {
     });
     expect(((await pet.json()) as { name: string }).name).toBe('Pet 5');
     // The server saves the new read model as its snapshot once swapped in.
-    await expect.poll(async () => (await snapshots.header('pet-list'))?.savedAt).not.toBe(before?.savedAt);
+    await expect.poll(savedAt).not.toBe(before);
     const verified = await projections(['verify', '--url', server.url], env);
     expect(verified.code).toBe(0);
     expect(verified.stdout.split('\n').filter((line) => line.includes('same as a fresh fold'))).toHaveLength(

@@ -127,7 +127,9 @@ describe('ProjectionRunner', () => {
     const head = await append('A', 'B', 'C', 'D', 'E', 'F');
     const r = runner(1, { snapshotEveryEvents: 2 });
     await r.start();
-    await expect.poll(() => snapshots.header('counting')).toMatchObject({ checkpoint: String(head) });
+    await expect
+      .poll(() => snapshots.header('counting'))
+      .toMatchObject({ ok: true, header: { checkpoint: String(head) } });
     await r.stop();
   });
 
@@ -137,11 +139,15 @@ describe('ProjectionRunner', () => {
       const r = runner(1, { snapshotEveryEvents: 2 });
       await r.start();
       await r.waitFor(await append('A', 'B'));
-      await expect.poll(() => snapshots.header('counting')).toMatchObject({ checkpoint: '2' });
+      await expect
+        .poll(() => snapshots.header('counting'))
+        .toMatchObject({ ok: true, header: { checkpoint: '2' } });
       vi.advanceTimersByTime(61_000); // a minute has passed since that snapshot…
       vi.setSystemTime(Date.parse('2026-11-26T11:00:00Z')); // …when NTP sets the clock back an hour
       await r.waitFor(await append('C', 'D'));
-      await expect.poll(() => snapshots.header('counting')).toMatchObject({ checkpoint: '4' });
+      await expect
+        .poll(() => snapshots.header('counting'))
+        .toMatchObject({ ok: true, header: { checkpoint: '4' } });
       await r.stop();
     } finally {
       vi.useRealTimers();

@@ -141,6 +141,19 @@ describe('a snapshot file', () => {
     });
   });
 
+  it('header: a file whose header is damaged gives the reason a load refuses it for, and no file gives nothing', async () => {
+    await snapshots.save(meta, parts);
+    const bytes = readFileSync(file('pet-list.snapshot'));
+    bytes[5] = 0;
+    writeFileSync(file('pet-list.snapshot'), bytes);
+    const reason = 'no snapshot header: not a snapshot file';
+    expect([
+      await snapshots.header('pet-list'),
+      await snapshots.load('pet-list'),
+      await snapshots.header('orders'),
+    ]).toEqual([{ ok: false, reason }, { ok: false, reason }, undefined]);
+  });
+
   it('replaces the previous one only once whole: a write that fails leaves it, and no temporary file', async () => {
     await snapshots.save(meta, parts);
     function* failing() {

@@ -1,4 +1,9 @@
+import { randomUUID } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { petListProjection } from '../../../projections/pet-list.ts';
+import { dataDirSnapshots } from '../../../src/read-models/snapshot-file.ts';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
 
 /** REST's admin endpoints in GraphQL: projections, rebuildProjection and verifyProjection. */
@@ -18,7 +23,7 @@ afterAll(() => app.close());
 
 const REBUILD_FIELDS = 'state events position target eventsPerSecond etaSeconds startedAt finishedAt error';
 const STATUS_FIELDS = `name version checkpoint lag { events capped seconds }
-  snapshot { version checkpoint savedAt ageSeconds } interimFromVersion unknownEvents { type firstPosition } rebuild { ${REBUILD_FIELDS} }`;
+  snapshot { version checkpoint savedAt ageSeconds refused } interimFromVersion unknownEvents { type firstPosition } rebuild { ${REBUILD_FIELDS} }`;
 const COMPARISON_FIELDS = 'result checkpoint path expected actual reason';
 
 async function graphql(query: string, key = admin) {
@@ -42,6 +47,7 @@ function asGraphQL(value: unknown): unknown {
     for (const key of ['checkpoint', 'path', 'expected', 'actual', 'reason']) record[key] ??= null;
   }
   if ('startedAt' in record) for (const key of ['finishedAt', 'error']) record[key] ??= null;
+  if ('savedAt' in record) record.refused ??= null;
   return record;
 }
 
@@ -54,6 +60,33 @@ describe('Query.projections', () => {
       'api-keys',
       'orders',
     ]);
+  });
+
+  it('shows a snapshot file whose header is damaged refused, with why, as GET /v1/admin/projections does', async () => {
+    const snapshots = dataDirSnapshots(app.config.dataDir);
+    const checkpoint = String(await app.store.headPosition());
+    const meta = { projection: 'pet-list', version: petListProjection.version, checkpoint };
+    await snapshots.save({ ...meta, checkpointEventId: randomUUID() }, []);
+    const file = path.join(app.config.dataDir, 'snapshots', 'pet-list.snapshot');
+    const bytes = readFileSync(file);
+    bytes[5] = 0;
+    writeFileSync(file, bytes);
+    try {
+      const body = await graphql(`{ projections { ${STATUS_FIELDS} } }`);
+      const petList = (body.data!.projections as { name: string; snapshot: unknown }[])[0]!;
+      expect([petList.snapshot, petList]).toEqual([
+        {
+          version: null,
+          checkpoint: null,
+          savedAt: null,
+          ageSeconds: null,
+          refused: 'no snapshot header: not a snapshot file',
+        },
+        asGraphQL(((await rest('GET', '')) as unknown[])[0]),
+      ]);
+    } finally {
+      rmSync(file);
+    }
   });
 
   it('is null with insufficient_scope for a key without admin', async () => {

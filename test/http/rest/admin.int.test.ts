@@ -1,5 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { petListProjection } from '../../../projections/pet-list.ts';
+import { dataDirSnapshots } from '../../../src/read-models/snapshot-file.ts';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../../support/guarded-app.ts';
 import { openApiMismatches } from '../../support/openapi.ts';
 
@@ -180,6 +184,50 @@ describe('over a store a newer release wrote to', () => {
       ]);
     } finally {
       await newer.close();
+    }
+  });
+});
+
+describe('beside a snapshot file whose header is damaged', () => {
+  it('GET /v1/admin/projections shows the file refused, with why, and null where only its header could say', async () => {
+    const damaged = await startGuardedApp({ clock: controlledClock(Date.parse('2026-11-23T10:00:00Z')) });
+    try {
+      const key = `Bearer ${(await damaged.issueKey({ plan: 'pro', scopes: ['admin'] })).secret}`;
+      const snapshots = dataDirSnapshots(damaged.config.dataDir);
+      const checkpoint = String(await damaged.store.headPosition());
+      await snapshots.save(
+        {
+          projection: 'pet-list',
+          version: petListProjection.version,
+          checkpoint,
+          checkpointEventId: randomUUID(),
+        },
+        [],
+      );
+      const file = path.join(damaged.config.dataDir, 'snapshots', 'pet-list.snapshot');
+      const bytes = readFileSync(file);
+      bytes[5] = 0;
+      writeFileSync(file, bytes);
+      const response = await damaged.app.inject({
+        method: 'GET',
+        url: '/v1/admin/projections',
+        headers: { authorization: key },
+      });
+      expect([
+        response.json<{ name: string; snapshot: unknown }[]>()[0]!.snapshot,
+        openApiMismatches('GET', '/admin/projections', response),
+      ]).toEqual([
+        {
+          version: null,
+          checkpoint: null,
+          savedAt: null,
+          ageSeconds: null,
+          refused: 'no snapshot header: not a snapshot file',
+        },
+        [],
+      ]);
+    } finally {
+      await damaged.close();
     }
   });
 });
