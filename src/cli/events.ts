@@ -1,5 +1,11 @@
 import { constants } from 'node:os';
-import { type EventFeedQuery, eventFeedQueries } from '../application/queries/event-feed.ts';
+import { UnreadableEventError } from '../application/ports/event-store.ts';
+import {
+  type AuditEvent,
+  type EventFeedPage,
+  type EventFeedQuery,
+  eventFeedQueries,
+} from '../application/queries/event-feed.ts';
 import { pastTheStore } from '../application/queries/positions.ts';
 import { loadConfig } from '../config.ts';
 import { parseCommandLine } from './command-line.ts';
@@ -56,6 +62,10 @@ export async function run(args: string[]): Promise<void> {
         )
       : pages(feed, filter, from, stop.signal);
     for await (const event of events) {
+      // Past an event the keys' fold could not read, an actor's name may be unknown: the read stops
+      // there, as it does at the event itself (a --stream read may not meet it).
+      if (keys.unreadable !== undefined && BigInt(event.position) >= keys.unreadable.position)
+        throw keys.unreadable;
       await output.write(JSON.stringify(event), stop.signal);
       if (stop.signal.aborted) break;
     }
@@ -81,9 +91,29 @@ async function* pages(
   // The first page from the event at --from, the next ones after the last page's cursor.
   let start: Pick<EventFeedQuery, 'from' | 'after'> = from === undefined ? {} : { from };
   while (!signal.aborted) {
-    const page = await feed.eventFeed({ ...filter, ...start, limit: 100 });
+    let page: EventFeedPage;
+    try {
+      page = await feed.eventFeed({ ...filter, ...start, limit: 100 });
+    } catch (error) {
+      if (!(error instanceof UnreadableEventError)) throw error;
+      yield* upTo(error, await feed.followEvents({ ...filter, ...start, fromStart: true }, signal));
+      if (signal.aborted) return; // interrupted meanwhile: ends as an interrupted read does
+      throw error;
+    }
     yield* page.events;
     if (page.nextAfter === undefined) return;
     start = { after: BigInt(page.nextAfter) };
+  }
+}
+
+/**
+ * A page that meets an event the store cannot read fails whole (it reads one event past its last):
+ * read one at a time, the events before it are handed over, and the read fails at it. Should a
+ * read get past it after all, it ends there.
+ */
+async function* upTo(unreadable: UnreadableEventError, events: AsyncIterable<AuditEvent>) {
+  for await (const event of events) {
+    if (BigInt(event.position) >= unreadable.position) return;
+    yield event;
   }
 }

@@ -1,10 +1,14 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../src/application/commands/api-keys.ts';
 import type { EventStore } from '../../src/application/ports/event-store.ts';
+import { systemClock } from '../../src/shared/context.ts';
 import { petstore } from '../support/cli.ts';
+import { rewriteEvent } from '../support/damage.ts';
 import { openDataDirStore, seedPets } from '../support/seed-store.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -158,6 +162,88 @@ describe('petstore events', () => {
     await new Promise((resolve) => setTimeout(resolve, 1500)); // a page in, it waits on the full pipe
     child.kill('SIGTERM');
     expect(await exitWithin(child, 5000)).toBe(143);
+  });
+});
+
+describe('petstore events on a store with an event it cannot read', () => {
+  const damaged = makeTempDir();
+  let keyId: string;
+  const UNREADABLE =
+    'petstore events: The event at position 14 (stream pet-2, revision 1, PetRenamed) cannot be read: ' +
+    `its data is not JSON (Unexpected token 'o', "not json" is not valid JSON). The service writes no such ` +
+    'event: the store was changed outside it. Restore the store from a backup.';
+
+  /**
+   * The id block and ten pets (positions 1 to 11), the key "shop" (12), which renames pet 1 (13),
+   * pet 2 (14, whose data is then made unreadable) and pet 1 again (15).
+   */
+  beforeAll(async () => {
+    const store = openDataDirStore(damaged.dir);
+    try {
+      await seedPets(store, 10);
+      const { key } = await issueApiKey(
+        { store, clock: systemClock },
+        { plan: 'free', name: 'shop' },
+        { correlationId: 'req-key' },
+      );
+      keyId = key.keyId;
+      const rename = (id: number, revision: bigint, name: string) =>
+        store.appendToStream(
+          `pet-${id}`,
+          [
+            {
+              type: 'PetRenamed',
+              data: { id, name, previousName: `Pet ${id}` },
+              metadata: {
+                eventId: randomUUID(),
+                occurredAt: '2026-11-23T10:00:00.000Z',
+                correlationId: `req-${name}`,
+                schemaVersion: 1,
+                apiKeyId: keyId,
+              },
+            },
+          ],
+          { expectedRevision: revision },
+        );
+      await rename(1, 0n, 'Max');
+      await rename(2, 0n, 'Tom');
+      await rename(1, 1n, 'Rex');
+    } finally {
+      await store.close();
+    }
+    rewriteEvent(path.join(damaged.dir, 'events.sqlite'), 14, 'data', 'not json');
+  });
+  afterAll(() => damaged.remove());
+
+  const run = (...args: string[]) => petstore(damaged.dir, ['events', ...args]);
+
+  it('prints every event before it, naming the keys they know, then exits 1 naming it', async () => {
+    const { code, stdout, stderr } = await run();
+    const printed = lines(stdout);
+    expect([code, stderr.split('\n')[1], printed.map((event) => event.position)]).toEqual([
+      1,
+      UNREADABLE,
+      Array.from({ length: 13 }, (_, i) => String(i + 1)),
+    ]);
+    expect(printed.at(-1)).toMatchObject({ type: 'PetRenamed', actor: { keyId, name: 'shop' } });
+  });
+
+  it('--follow: prints every event before it, then exits 1 naming it', async () => {
+    const { code, stdout, stderr } = await run('--follow');
+    expect([code, stderr.split('\n')[1], lines(stdout).map((event) => event.position)]).toEqual([
+      1,
+      UNREADABLE,
+      Array.from({ length: 13 }, (_, i) => String(i + 1)),
+    ]);
+  });
+
+  it('--stream of another stream: prints its events before it, then exits 1 naming it, since the names of keys past it are unknown', async () => {
+    const { code, stdout, stderr } = await run('--stream', 'pet-1');
+    expect([code, stderr.split('\n')[1], lines(stdout).map((event) => event.position)]).toEqual([
+      1,
+      UNREADABLE,
+      ['2', '13'],
+    ]);
   });
 });
 
