@@ -6,11 +6,11 @@ import { CommandFailure, UsageError } from './usage-error.ts';
 const POLL_MS = 250;
 
 /**
- * A read model's status as a server reports it: a server of a release before `unknownEvents`
- * (one not yet upgraded, during a rolling upgrade) answers without it.
+ * A read model's status as a server reports it: a server of a release before `unknownEvents` or
+ * `unreadableSnapshot` (one not yet upgraded, during a rolling upgrade) answers without them.
  */
-export type ReportedStatus = Omit<ProjectionStatus, 'unknownEvents'> &
-  Partial<Pick<ProjectionStatus, 'unknownEvents'>>;
+export type ReportedStatus = Omit<ProjectionStatus, 'unknownEvents' | 'unreadableSnapshot'> &
+  Partial<Pick<ProjectionStatus, 'unknownEvents' | 'unreadableSnapshot'>>;
 
 /**
  * How long a status, or the start of a rebuild, may take to answer in full: a server answers them

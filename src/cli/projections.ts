@@ -173,7 +173,7 @@ function printStatus(statuses: readonly ReportedStatus[], json: boolean): void {
       `${status.version}${status.interimFromVersion === null ? '' : ` (serving v${status.interimFromVersion} meanwhile)`}`,
       status.checkpoint ?? '-',
       `${lag.capped ? '>' : ''}${lag.events} events, ${lag.seconds} s`,
-      snapshotCell(snapshot),
+      snapshotCell(snapshot, status.unreadableSnapshot ?? null),
       rebuild === null
         ? '-'
         : rebuild.state === 'failed'
@@ -199,10 +199,10 @@ function printStatus(statuses: readonly ReportedStatus[], json: boolean): void {
   }
 }
 
-function snapshotCell(snapshot: ReportedStatus['snapshot']): string {
-  if (snapshot === null) return '-';
+function snapshotCell(snapshot: ReportedStatus['snapshot'], unreadable: string | null): string {
   // A file without a header this code reads: only why a start refuses it is known.
-  if (snapshot.version === null) return `REFUSED: ${snapshot.refused}`;
+  if (unreadable !== null) return `REFUSED: ${unreadable}`;
+  if (snapshot === null) return '-';
   const described = `v${snapshot.version} at ${snapshot.checkpoint}, ${age(snapshot.ageSeconds)} old`;
   return snapshot.refused === undefined ? described : `${described}, REFUSED: ${snapshot.refused}`;
 }

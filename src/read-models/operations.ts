@@ -13,7 +13,7 @@ import { compareParts, compareWithFile, type Difference } from './compare-parts.
 import { foldBeside } from './fold-beside.ts';
 import { eventIdAt, madeFromThisStore, type ReadModel } from './read-model.ts';
 import type { ProjectionGroup } from './runner.ts';
-import type { SnapshotHeaderRead, SnapshotStore } from './snapshot-file.ts';
+import type { SnapshotHeader, SnapshotStore } from './snapshot-file.ts';
 
 /** Lag is counted event by event up to this many; past it, the status says "at least". */
 const LAG_COUNT_LIMIT = 100_000;
@@ -100,28 +100,16 @@ export async function projectionStatus(
     version: readModel.version,
     checkpoint: readModel.checkpoint?.toString() ?? null,
     lag,
-    snapshot: snapshotStatus(header, readModel.refused, nowMs),
+    snapshot: header?.ok === true ? snapshotStatus(header.header, readModel.refused, nowMs) : null,
+    unreadableSnapshot: header?.ok === false ? (readModel.refused ?? header.reason) : null,
     interimFromVersion: readModel.interimFromVersion ?? null,
     unknownEvents: [...unknown].map(([type, position]) => ({ type, firstPosition: position.toString() })),
     rebuild: readModel.rebuild ?? null,
   };
 }
 
-/**
- * The file as its header describes it; a file without a header this code reads is shown too, with
- * why a start refuses it, rather than as no file at all.
- */
-function snapshotStatus(
-  read: SnapshotHeaderRead | undefined,
-  refused: string | undefined,
-  nowMs: number,
-): SnapshotStatus | null {
-  if (read === undefined) return null;
-  if (!read.ok) {
-    const noHeader = { version: null, checkpoint: null, savedAt: null, ageSeconds: null };
-    return { ...noHeader, refused: refused ?? read.reason };
-  }
-  const { header } = read;
+/** The file as its header describes it. */
+function snapshotStatus(header: SnapshotHeader, refused: string | undefined, nowMs: number): SnapshotStatus {
   return {
     version: header.version,
     checkpoint: header.checkpoint,

@@ -129,6 +129,7 @@ describe('on the store and snapshot files alone', () => {
       checkpoint: null,
       lag: { events: EVENTS, capped: false, seconds: expect.any(Number) },
       snapshot: null,
+      unreadableSnapshot: null,
       interimFromVersion: null,
       unknownEvents: [],
       rebuild: null,
@@ -297,17 +298,12 @@ describe('on the store and snapshot files alone', () => {
     );
   });
 
-  it('status --json: a snapshot whose header is damaged has null where only the header could say, and why it is refused', async () => {
+  it('status --json: a snapshot whose header is damaged is no snapshot, and unreadableSnapshot says why', async () => {
     expect(await withADamagedHeader(() => statusOf('pet-list'))).toEqual(
       expect.objectContaining({
         checkpoint: null,
-        snapshot: {
-          version: null,
-          checkpoint: null,
-          savedAt: null,
-          ageSeconds: null,
-          refused: 'no snapshot header: not a snapshot file',
-        },
+        snapshot: null,
+        unreadableSnapshot: 'no snapshot header: not a snapshot file',
       }),
     );
   });

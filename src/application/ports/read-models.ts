@@ -111,28 +111,19 @@ export type RebuildStatus = {
   readonly error?: string;
 };
 
-/** A snapshot file as its header describes it, or, when it has no header this code reads, why. */
-export type SnapshotStatus =
-  | {
-      readonly version: number;
-      readonly checkpoint: string;
-      readonly savedAt: string;
-      readonly ageSeconds: number;
-      /**
-       * Why a start would not restore this file (corrupted, another store's, a version not served):
-       * from the offline status only, which checks the file as a start does. A running server restored
-       * or refused its snapshot at its start, and reports the file as it is.
-       */
-      readonly refused?: string;
-    }
-  | {
-      /** What only a header says is not known: a start refuses the file, for `refused`. */
-      readonly version: null;
-      readonly checkpoint: null;
-      readonly savedAt: null;
-      readonly ageSeconds: null;
-      readonly refused: string;
-    };
+/** A snapshot file as its header describes it. */
+export type SnapshotStatus = {
+  readonly version: number;
+  readonly checkpoint: string;
+  readonly savedAt: string;
+  readonly ageSeconds: number;
+  /**
+   * Why a start would not restore this file (corrupted, another store's, a version not served):
+   * from the offline status only, which checks the file as a start does. A running server restored
+   * or refused its snapshot at its start, and reports the file as it is.
+   */
+  readonly refused?: string;
+};
 
 export type ProjectionStatus = {
   readonly name: string;
@@ -141,8 +132,17 @@ export type ProjectionStatus = {
   readonly checkpoint: string | null;
   /** Events in the store after the checkpoint (counted up to a limit, then `capped`), and the oldest one's age. */
   readonly lag: { readonly events: number; readonly capped: boolean; readonly seconds: number };
-  /** The snapshot file the read model is saved to; null when there is none. */
+  /**
+   * The snapshot file the read model is saved to; null when there is none, or when it has no header
+   * this code reads (then `unreadableSnapshot` says why).
+   */
   readonly snapshot: SnapshotStatus | null;
+  /**
+   * Why the snapshot file there has no header this code reads (damaged, truncated, not a snapshot),
+   * which a start refuses it for; null when there is no file or its header reads. A field of its own
+   * rather than nulls inside `snapshot`: within /v1 a change only adds.
+   */
+  readonly unreadableSnapshot: string | null;
   /** The earlier version whose read model is served until its rebuild is swapped in; null when current. */
   readonly interimFromVersion: number | null;
   /**

@@ -64,23 +64,13 @@ const ProjectionLag = builder.objectRef<ProjectionStatusShape['lag']>('Projectio
 
 type SnapshotShape = NonNullable<ProjectionStatusShape['snapshot']>;
 
-const UNKNOWN = 'Null when the file has no header this code reads (see refused).';
-
 const ProjectionSnapshot = builder.objectRef<SnapshotShape>('ProjectionSnapshot').implement({
   description: 'The snapshot file the read model is saved to.',
   fields: (t) => ({
-    version: t.exposeInt('version', { nullable: true, description: UNKNOWN }),
-    checkpoint: t.exposeString('checkpoint', { nullable: true, description: UNKNOWN }),
-    savedAt: t.exposeString('savedAt', { nullable: true, description: `RFC 3339. ${UNKNOWN}` }),
-    ageSeconds: t.exposeInt('ageSeconds', { nullable: true, description: UNKNOWN }),
-    refused: t.string({
-      nullable: true,
-      description:
-        'Why a start would refuse the file, when it has no header this code reads (damaged, truncated, ' +
-        'not a snapshot); null otherwise. A file with one the server restored or refused at its start, ' +
-        'and shows as it is.',
-      resolve: (snapshot) => snapshot.refused ?? null,
-    }),
+    version: t.exposeInt('version'),
+    checkpoint: t.exposeString('checkpoint'),
+    savedAt: t.exposeString('savedAt', { description: 'RFC 3339.' }),
+    ageSeconds: t.exposeInt('ageSeconds'),
   }),
 });
 
@@ -106,7 +96,18 @@ const ProjectionStatus = builder.objectRef<ProjectionStatusShape>('ProjectionSta
       description: 'Position of the last event the read model includes; null before any.',
     }),
     lag: t.expose('lag', { type: ProjectionLag }),
-    snapshot: t.expose('snapshot', { type: ProjectionSnapshot, nullable: true }),
+    snapshot: t.expose('snapshot', {
+      type: ProjectionSnapshot,
+      nullable: true,
+      description:
+        'The snapshot file; null when there is none, or when it has no header this server reads (see unreadableSnapshot).',
+    }),
+    unreadableSnapshot: t.exposeString('unreadableSnapshot', {
+      nullable: true,
+      description:
+        'Why the snapshot file there has no header this server reads (damaged, truncated, not a snapshot), which a start ' +
+        'refuses it for; null when there is no file or its header reads.',
+    }),
     interimFromVersion: t.exposeInt('interimFromVersion', {
       nullable: true,
       description:
