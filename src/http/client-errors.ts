@@ -6,7 +6,12 @@ import { finished } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { AppError, BadRequestError, errorBody } from '../shared/errors.ts';
 import { requestId } from './request-id.ts';
-import { closeAfterAnswer, UNREAD_BODY_LIMITS, type UnreadBodyLimits } from './unread-body.ts';
+import {
+  answerBeforeItsBody,
+  closeAfterAnswer,
+  UNREAD_BODY_LIMITS,
+  type UnreadBodyLimits,
+} from './unread-body.ts';
 
 /**
  * Fastify's `clientErrorHandler`: requests Node's HTTP parser refuses before any route or hook
@@ -37,7 +42,11 @@ export function clientErrorHandler(limits: UnreadBodyLimits = UNREAD_BODY_LIMITS
       return;
     }
     answered.set(socket, socket.bytesRead);
-    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT' && timeOutBodyInFlight(socket, translate(error))) return;
+    if (error.code === 'ERR_HTTP_REQUEST_TIMEOUT') {
+      const answer = answerBeforeItsBody(socket);
+      if (answer !== undefined) return closeAfterAnswerGone(socket, answer, limits);
+      if (timeOutBodyInFlight(socket, translate(error))) return;
+    }
     afterEarlierResponses(socket, () => {
       if (!socket.writable || responseInFlight(socket)) {
         socket.destroy();
@@ -87,6 +96,18 @@ function timeOutBodyInFlight(socket: Socket, refusal: AppError): boolean {
   closeAfterAnswer(request);
   request.emit('error', refusal);
   return true;
+}
+
+/**
+ * The body of a request answered before it arrived (a 401, a 404, a GET's answer: see
+ * unread-body.ts) has not arrived in time. The request has had its answer: a 408 after it, under a
+ * fresh id, was a second answer to one request, which a client reads as the answer to its next. The
+ * connection closes, lingering, once that answer has gone, without another.
+ */
+function closeAfterAnswerGone(socket: Socket, answer: ServerResponse, limits: UnreadBodyLimits): void {
+  const close = () => (socket.writable ? endLingering(socket, '', limits) : socket.destroy());
+  if (answer.writableFinished) close();
+  else finished(answer, close);
 }
 
 /**

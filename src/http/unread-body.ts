@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { finished } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -61,7 +61,20 @@ export function closeAfterAnswer(request: IncomingMessage): void {
   closing.add(request);
 }
 
+/** Per connection, the last request answered before its body had arrived, and that answer. */
+const answeredEarly = new WeakMap<Socket, { request: IncomingMessage; response: ServerResponse }>();
+
+/**
+ * The answer of a request on this connection answered before its body had arrived, while that body
+ * has not arrived yet: the request is answered, what the connection still waits for is the rest of it.
+ */
+export function answerBeforeItsBody(socket: Socket): ServerResponse | undefined {
+  const early = answeredEarly.get(socket);
+  return early?.request.complete === false ? early.response : undefined;
+}
+
 function answerBeforeBody(request: IncomingMessage, reply: FastifyReply, limits: UnreadBodyLimits): void {
+  answeredEarly.set(request.socket, { request, response: reply.raw });
   const length = Number(request.headers['content-length']);
   if (
     request.headers['transfer-encoding'] === undefined &&

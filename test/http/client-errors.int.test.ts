@@ -425,6 +425,15 @@ describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', 
     expect([line?.status, line?.closedEarly]).toEqual([408, undefined]);
   });
 
+  it('answers a request once when its body stops short after its answer: the connection closes without a second, 408', async () => {
+    const { secret } = await slow.issueKey({ plan: 'free' });
+    const raw = await sendAndWait(
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${secret}\r\nContent-Length: 30\r\n\r\n{"name":`,
+      3000,
+    );
+    expect(raw.match(/HTTP\/1\.1 \d{3} [A-Za-z ]+/g)).toEqual(['HTTP/1.1 200 OK']);
+  });
+
   it('closes a connection that sends nothing at all, which Node’s headers timeout leaves open for ever', async () => {
     const socket = connect(slowPort, '127.0.0.1');
     socket.on('error', () => {});
