@@ -96,9 +96,16 @@ function serviceAddress(url: string): string {
   return url.replace(/\/+$/, '');
 }
 
-/** A URL as a message may show it: a user name and password (parsable or not) as `…`, never repeated. */
+/**
+ * A URL as a message may show it: a user name and password (parsable or not) as `…`, never repeated.
+ * Everything up to the last `@` goes: a password may hold `/`, `?` or `#` (`ops:s3/cret@host`, not
+ * percent-encoded), which end the host where a parser looks for credentials, so that an `@` after
+ * them may still close credentials. Of a refused URL, a path's `@` hides a little more than needed.
+ */
 function withoutUserInfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@');
+  const at = url.lastIndexOf('@');
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0] ?? '';
+  return at < scheme.length ? url : `${scheme}…${url.slice(at)}`;
 }
 
 /** The Authorization header, refusing a key no header can carry without repeating it (it is a secret). */

@@ -436,6 +436,21 @@ describe('a --url that is not this service’s admin API', () => {
     },
   );
 
+  it.each([
+    'http://ops:s3/cret@127.0.0.1:3000',
+    'http://ops:s3?cret@127.0.0.1:3000',
+    'http://ops:s3#cret@127.0.0.1:3000',
+  ])(
+    'refuses --url %s, whose password holds a character that ends a URL’s host, without repeating it',
+    async (url) => {
+      const { code, stderr } = await projections(['status', '--url', url], { PETSTORE_API_KEY: 'psk_any' });
+      expect([code, stderr.split('\n')[0]]).toEqual([
+        2,
+        `petstore projections status: --url must be the server's http:// or https:// address, such as http://127.0.0.1:3000, with no credentials in it: the key goes in PETSTORE_API_KEY (not "http://…@127.0.0.1:3000")`,
+      ]);
+    },
+  );
+
   it('refuses a PETSTORE_API_KEY no header can carry, without repeating it', async () => {
     const { code, stderr } = await projections(['status', '--url', 'http://127.0.0.1:9'], {
       PETSTORE_API_KEY: 'psk_secret\nmore',
