@@ -82,14 +82,21 @@ type PendingResponse = ServerResponse & { req?: IncomingMessage };
  * under a new id that no log line at `info` carried, and the access log had the request closed
  * early without a status. The connection closes after the answer: the rest of the body may never
  * come. False when no route is reading a body (the guard is still deciding, or a response began).
+ *
+ * The request is the one Node's parser is reading (`socket.parser.incoming`), not that of the
+ * response the connection is writing: a request pipelined behind one whose answer is still being
+ * made has its response queued, and its route, reading its body, would otherwise not be told.
  */
 function timeOutBodyInFlight(socket: Socket, refusal: AppError): boolean {
-  const response = (socket as Socket & { _httpMessage?: PendingResponse | null })._httpMessage;
-  const request = response?.req;
+  const { parser, _httpMessage: response } = socket as Socket & {
+    parser?: { incoming?: IncomingMessage | null } | null;
+    _httpMessage?: PendingResponse | null;
+  };
+  const request = parser?.incoming;
   if (
-    request === undefined ||
+    request == null ||
     request.complete ||
-    response!.headersSent ||
+    (response?.req === request && response.headersSent) ||
     request.listenerCount('error') === 0
   )
     return false;

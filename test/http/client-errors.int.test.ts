@@ -1,9 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { connect } from 'node:net';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { openGuard } from '../../src/http/guard.ts';
+import { type Service, startService } from '../../src/service.ts';
 import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
+import { holdableStore } from '../support/holdable-store.ts';
+import { makeTempDir } from '../support/temp-dir.ts';
 
 /**
  * Requests Node's HTTP parser refuses before any route or hook sees them, sent over real sockets:
@@ -441,5 +450,60 @@ describe('a request that does not arrive in time (REQUEST_TIMEOUT_SECONDS: 1)', 
     const open = new Promise<string>((resolve) => setTimeout(() => resolve('still open'), 4000));
     expect(await Promise.race([closed, open])).toBe('closed');
     socket.destroy();
+  });
+});
+
+describe('a request pipelined behind a slow answer, whose body does not arrive in time', () => {
+  const temp = makeTempDir();
+  const underlying = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
+  // While held, the read models see no new event: a read with X-Min-Position waits (up to 2 s).
+  const switchable = holdableStore(underlying);
+  let held: Service;
+  let heldApp: FastifyInstance;
+  let heldPort: number;
+
+  beforeAll(async () => {
+    const config = loadConfig({
+      PETSTORE_DATA_DIR: temp.dir,
+      LOG_LEVEL: 'silent',
+      REQUEST_TIMEOUT_SECONDS: '1',
+      MIN_POSITION_WAIT_MS: '2000',
+    });
+    const logger = pino({ level: 'silent' });
+    held = await startService(config, logger, { store: switchable.store });
+    heldApp = await buildApp({ config, application: held.application, guard: openGuard, logger });
+    await heldApp.listen({ port: 0, host: '127.0.0.1' });
+    heldPort = (heldApp.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    switchable.release();
+    await heldApp.close();
+    await held.stop();
+    await underlying.close();
+    temp.remove();
+  });
+
+  it('answers it 408 under its own X-Request-Id, once the answer before it has gone', async () => {
+    switchable.hold();
+    const created = await heldApp.inject({
+      method: 'POST',
+      url: '/v1/pets',
+      headers: { 'content-type': 'application/json' },
+      payload: { name: 'Rex', categoryId: 1 },
+    });
+    const position = created.headers['x-store-position'] as string;
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(heldPort, '127.0.0.1');
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+      socket.write(
+        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Min-Position: ${position}\r\n\r\n` +
+          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: pipelined-slow-body\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
+      );
+    });
+    const second = parse(raw.slice(raw.indexOf('HTTP/1.1', 1)));
+    expect([second.status, second.headers['x-request-id']]).toEqual([408, 'pipelined-slow-body']);
   });
 });
