@@ -81,7 +81,9 @@ type PendingResponse = ServerResponse & { req?: IncomingMessage };
  * headers, logged, counted and traced as every answer is. Answered from here instead, it went out
  * under a new id that no log line at `info` carried, and the access log had the request closed
  * early without a status. The connection closes after the answer: the rest of the body may never
- * come. False when no route is reading a body (the guard is still deciding, or a response began).
+ * come. A route that has not begun to read the body yet (the guard is still deciding, waiting on
+ * Redis) is told as it begins: every request whose headers Node has read is a route's to answer.
+ * False when the request's response has begun.
  *
  * The request is the one Node's parser is reading (`socket.parser.incoming`), not that of the
  * response the connection is writing: a request pipelined behind one whose answer is still being
@@ -93,15 +95,23 @@ function timeOutBodyInFlight(socket: Socket, refusal: AppError): boolean {
     _httpMessage?: PendingResponse | null;
   };
   const request = parser?.incoming;
-  if (
-    request == null ||
-    request.complete ||
-    (response?.req === request && response.headersSent) ||
-    request.listenerCount('error') === 0
-  )
+  if (request == null || request.complete || (response?.req === request && response.headersSent))
     return false;
   closeAfterAnswer(request);
-  request.emit('error', refusal);
+  if (request.listenerCount('error') > 0) request.emit('error', refusal);
+  else {
+    // Fastify's body parser listens for 'error' as it begins to read: told then, it answers 408.
+    // A route that answers without reading the body (the guard's 401 or 429) closes the connection
+    // after its answer, lingering, which listens too: that one is not told.
+    const tell = (event: string | symbol) => {
+      if (event !== 'error') return;
+      request.off('newListener', tell);
+      process.nextTick(() => {
+        if (answerBeforeItsBody(socket) === undefined) request.emit('error', refusal);
+      });
+    };
+    request.on('newListener', tell);
+  }
   return true;
 }
 

@@ -10,7 +10,13 @@ import { openSqliteEventStore } from '../../src/eventstore/sqlite.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { openGuard } from '../../src/http/guard.ts';
 import { type Service, startService } from '../../src/service.ts';
-import { controlledClock, type GuardedApp, startGuardedApp } from '../support/guarded-app.ts';
+import type { CounterStore } from '../../src/application/ports/counters.ts';
+import {
+  asynchronousCounters,
+  controlledClock,
+  type GuardedApp,
+  startGuardedApp,
+} from '../support/guarded-app.ts';
 import { holdableStore } from '../support/holdable-store.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 
@@ -505,5 +511,73 @@ describe('a request pipelined behind a slow answer, whose body does not arrive i
     });
     const second = parse(raw.slice(raw.indexOf('HTTP/1.1', 1)));
     expect([second.status, second.headers['x-request-id']]).toEqual([408, 'pipelined-slow-body']);
+  });
+});
+
+describe('a request whose body does not arrive in time while the guard is still deciding (REQUEST_TIMEOUT_SECONDS: 1)', () => {
+  let deciding: GuardedApp;
+  let decidingPort: number;
+
+  /** Rate-limit counters that take 1.5 s to answer, as a Redis that has stopped answering may. */
+  function slowCounters(): CounterStore {
+    const counters = asynchronousCounters();
+    const later = <T>(value: T | Promise<T>) =>
+      new Promise<T>((resolve) => setTimeout(() => resolve(value), 1500));
+    return {
+      counter(name, windowMs) {
+        const counter = counters.counter(name, windowMs);
+        return {
+          consume: (...args) => later(counter.consume(...args)),
+          refund: (...args) => later(counter.refund(...args)),
+        };
+      },
+    };
+  }
+
+  beforeAll(async () => {
+    deciding = await startGuardedApp({
+      clock: controlledClock(Date.UTC(2030, 0, 15, 10, 0, 5)),
+      env: { REQUEST_TIMEOUT_SECONDS: '1' },
+      counters: slowCounters(),
+    });
+    await deciding.app.listen({ port: 0, host: '127.0.0.1' });
+    decidingPort = (deciding.app.server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    await deciding.close();
+  });
+
+  it('answers it with the guard’s 401 alone when the guard refuses it', async () => {
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(decidingPort, '127.0.0.1');
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+      socket.write(
+        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer psk_unknown\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":',
+      );
+    });
+    expect(raw.match(/HTTP\/1\.1 \d{3} [A-Za-z ]+/g)).toEqual(['HTTP/1.1 401 Unauthorized']);
+  });
+
+  it('answers it by its route, under its own X-Request-Id, once the guard has decided', async () => {
+    const { secret } = await deciding.issueKey({ plan: 'free' });
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(decidingPort, '127.0.0.1');
+      let received = '';
+      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
+      socket.on('error', reject);
+      socket.on('close', () => resolve(received));
+      socket.write(
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-guard-body\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
+      );
+    });
+    const response = parse(raw);
+    expect([
+      response.status,
+      response.headers['x-request-id'],
+      response.headers['x-ratelimit-limit'],
+    ]).toEqual([408, 'slow-guard-body', '60']);
   });
 });
