@@ -31,7 +31,7 @@ export function dispatch(argv: readonly string[], commands: readonly Command[] =
       ? { kind: 'help', commands: [single] }
       : { kind: 'run', command: single, args: rest };
   }
-  if (group.length === 0) return { kind: 'unknown', message: `unknown command ${first}` };
+  if (group.length === 0) return { kind: 'unknown', message: `unknown command ${word(first)}` };
 
   const [second, ...options] = rest;
   const command = group.find((candidate) => candidate.name === `${first} ${second}`);
@@ -45,7 +45,15 @@ export function dispatch(argv: readonly string[], commands: readonly Command[] =
       ? { kind: 'unknown', message: `${first} needs a subcommand`, commands: group }
       : { kind: 'help', commands: group };
   }
-  return { kind: 'unknown', message: `unknown command ${first} ${second}`, commands: group };
+  return { kind: 'unknown', message: `unknown command ${first} ${word(second)}`, commands: group };
+}
+
+/**
+ * A word of the command line as a message shows it: quoted when it would not read as one (empty,
+ * as an unset `"$COMMAND"` gives, or holding spaces or quotes).
+ */
+function word(text: string): string {
+  return /^[^\s"]+$/.test(text) ? text : JSON.stringify(text);
 }
 
 function helpFor(words: readonly string[], commands: readonly Command[]): Request {

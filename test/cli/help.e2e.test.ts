@@ -76,6 +76,11 @@ describe('a command line petstore does not know', () => {
     ]);
   });
 
+  it('an empty command (an unset "$COMMAND"): named as "", not as nothing', async () => {
+    const { code, stderr } = await runPetstore(['']);
+    expect([code, stderr.split('\n')[0]]).toEqual([2, 'petstore: unknown command ""']);
+  });
+
   it('an unknown option of a command: one line, then its usage, exit 2', async () => {
     expect(await runPetstore(['start', '--prot', '8080'])).toEqual({
       code: 2,
