@@ -37,8 +37,12 @@ export function adminClient(
     try {
       const response = await fetch(`${base}/v1/admin/projections${path}`, { method, headers, signal });
       const body = await jsonOf<T & { code?: string; message?: string }>(response, base);
-      if (!response.ok)
-        throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}`);
+      if (!response.ok) {
+        // A script that retries needs to know when (a 429, or a 503 while the server starts).
+        const retryAfter = response.headers.get('retry-after');
+        const when = retryAfter === null ? '' : ` (retry after ${retryAfter} s)`;
+        throw new CommandFailure(`${base} answered ${response.status} ${body.code}: ${body.message}${when}`);
+      }
       return body;
     } catch (error) {
       if (error instanceof CommandFailure) throw error;

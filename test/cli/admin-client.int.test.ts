@@ -31,3 +31,23 @@ describe('petstore projections --url against a server that accepts the connectio
     await expect(client.rebuild('pet-list', () => {})).rejects.toThrow(`${url} did not answer within 0.2 s`);
   });
 });
+
+describe('petstore projections --url against a server that refuses for now', () => {
+  it('status names when to retry, from the answer’s Retry-After', async () => {
+    const limited = createServer((_request, response) => {
+      const body = JSON.stringify({ code: 'rate_limited', message: 'Too many requests.', status: 429 });
+      response
+        .writeHead(429, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '17' })
+        .end(body);
+    }).listen(0, '127.0.0.1');
+    await once(limited, 'listening');
+    const at = `http://127.0.0.1:${(limited.address() as AddressInfo).port}`;
+    try {
+      await expect(adminClient(at, 'psk_any').status()).rejects.toThrow(
+        `${at} answered 429 rate_limited: Too many requests. (retry after 17 s)`,
+      );
+    } finally {
+      limited.close();
+    }
+  });
+});
