@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { ValidationError, IdempotencyKeyReusedError } from '../../src/shared/errors.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 import { idempotencyStreamName, requestHash } from '../../src/domain/idempotency.ts';
@@ -107,6 +107,30 @@ describe('createPet with an idempotency key', () => {
       { idempotencyKey: 'k' },
     );
     expect(a.pet.id).not.toBe(b.pet.id);
+  });
+
+  it('accepts a key of 255 visible characters, the longest there may be', async () => {
+    const created = await testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, {
+      idempotencyKey: '~'.repeat(255),
+    });
+    expect(created.replayed).toBe(false);
+  });
+
+  it('tells the client what a key must be when it refuses one', async () => {
+    await expect(
+      testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'a b' }),
+    ).rejects.toMatchObject({ message: 'Idempotency-Key must be 1 to 255 visible ASCII characters.' });
+  });
+
+  it('fails with the store’s error when the claim cannot be written, rather than claiming again', async () => {
+    const append = testApp.store.appendToStream.bind(testApp.store);
+    const broken = new Error('disk full');
+    vi.spyOn(testApp.store, 'appendToStream').mockImplementation((stream, events, options) =>
+      stream.startsWith('idempotency-') ? Promise.reject(broken) : append(stream, events, options),
+    );
+    await expect(
+      testApp.application.createPet({ name: 'Rex', categoryId: 3 }, context, { idempotencyKey: 'k-broken' }),
+    ).rejects.toBe(broken);
   });
 
   it.each([[''], ['has space'], ['x'.repeat(256)], ['naïve']])(
