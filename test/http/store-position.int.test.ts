@@ -10,6 +10,8 @@ import { openGuard } from '../../src/http/guard.ts';
 import { type Service, startService } from '../../src/service.ts';
 import { makeTempDir } from '../support/temp-dir.ts';
 import { holdableStore } from '../support/holdable-store.ts';
+import { storeWith } from '../support/store-with.ts';
+import type { EventStore } from '../../src/application/ports/event-store.ts';
 
 const temp = makeTempDir();
 const underlying = openSqliteEventStore({ file: path.join(temp.dir, 'events.sqlite') });
@@ -131,6 +133,14 @@ describe('X-Min-Position on reads', () => {
     expect(response.statusCode).toBe(200);
   });
 
+  it('is met at once, with no promise to wait on, by exactly the position the read models reached', async () => {
+    const { position } = await createPet();
+    expect([service.readModels.checkpoint, service.application.awaitPosition(position!)]).toEqual([
+      BigInt(position!),
+      undefined,
+    ]);
+  });
+
   it('waits for the read models to reach the position, then answers with what it holds', async () => {
     switchable.hold();
     const id = (await createPetBehindTheReadModels()).id;
@@ -198,8 +208,96 @@ describe('X-Min-Position on reads', () => {
   });
 });
 
+describe('X-Min-Position on a service whose read models see nothing of the store', () => {
+  let own: Awaited<ReturnType<typeof startBlindService>>;
+  beforeAll(async () => {
+    own = await startBlindService();
+  });
+  afterAll(async () => {
+    await own.close();
+  });
+
+  it('refuses any position while the store has no event: it gave none', async () => {
+    const response = await own.app.inject({
+      method: 'GET',
+      url: '/v1/pets',
+      headers: { 'x-min-position': '1' },
+    });
+    expect([response.statusCode, response.json()]).toEqual([
+      400,
+      {
+        code: 'validation_failed',
+        message: "X-Min-Position 1 is past the store's last event: only send positions this service gave.",
+        status: 400,
+      },
+    ]);
+  });
+
+  it('answers 503, not what its read models hold, when they stop before reaching the position', async () => {
+    const { id } = await createPetBehindTheReadModels(own.store);
+    const read = own.app.inject({
+      method: 'GET',
+      url: `/v1/pets/${id}`,
+      headers: { 'x-min-position': String(await own.store.headPosition()) },
+    });
+    await own.stopReadModels();
+    expect([(await read).statusCode, (await read).json<{ code: string }>().code]).toEqual([
+      503,
+      'position_not_reached',
+    ]);
+  });
+});
+
+/**
+ * A service of its own on an empty store whose subscriptions deliver nothing until closed: its read
+ * models never reach what is written, and stop when told.
+ */
+async function startBlindService() {
+  const dir = makeTempDir();
+  const store = openSqliteEventStore({ file: path.join(dir.dir, 'events.sqlite') });
+  const blind = storeWith(store, {
+    subscribeToAll(options) {
+      const subscription = store.subscribeToAll(options);
+      const closed = Promise.withResolvers<void>();
+      return {
+        ...subscription,
+        async *batches() {
+          await closed.promise;
+          yield* []; // nothing, ever
+        },
+        close: async () => {
+          closed.resolve();
+          await subscription.close();
+        },
+      };
+    },
+  });
+  const config = loadConfig({ PETSTORE_DATA_DIR: dir.dir, LOG_LEVEL: 'silent', MIN_POSITION_WAIT_MS: '300' });
+  const logger = pino({ level: 'silent' });
+  const blindService = await startService(config, logger, { store: blind });
+  const blindApp = await buildApp({
+    config,
+    application: blindService.application,
+    guard: openGuard,
+    logger,
+  });
+  let stopped: Promise<void> | undefined;
+  const stopReadModels = () => (stopped ??= blindService.stop());
+  return {
+    app: blindApp,
+    store,
+    stopReadModels,
+    async close() {
+      await blindApp.close();
+      await stopReadModels();
+      await store.close();
+      dir.remove();
+    },
+  };
+}
+
 /** A pet written straight to the store, as another process would: this one's read models do not have it yet. */
-async function createPetBehindTheReadModels(): Promise<{ id: number }> {
+async function createPetBehindTheReadModels(store: EventStore = underlying): Promise<{ id: number }> {
   const id = 900_000 + Math.floor(Math.random() * 99_999);
   const metadata = {
     eventId: randomUUID(),
@@ -207,7 +305,7 @@ async function createPetBehindTheReadModels(): Promise<{ id: number }> {
     correlationId: 'other',
     schemaVersion: 2,
   };
-  await underlying.appendToStream(`pet-${id}`, [
+  await store.appendToStream(`pet-${id}`, [
     { type: 'PetCreated', data: { id, name: 'Behind', categoryId: 1 }, metadata },
   ]);
   return { id };
