@@ -56,3 +56,16 @@ it('answers ten concurrent requests with one key and one body with one order: pl
   expect(placed.filter((answer) => answer.replayed === false)).toHaveLength(1);
   expect(placed.filter((answer) => answer.replayed === true)).toHaveLength(9);
 });
+
+it('answers a placement without an Idempotency-Key as placed by it, not as a replay', async () => {
+  const placed = await t.application.placeOrder({ petId: await availablePetId() }, context);
+  expect(placed.replayed).toBe(false);
+});
+
+it('refuses a key that placed an order for an order of another pet: 422 idempotency_key_reused', async () => {
+  await t.application.placeOrder({ petId: await availablePetId() }, context, { idempotencyKey: 'k-3' });
+  const otherPetId = await availablePetId();
+  await expect(
+    t.application.placeOrder({ petId: otherPetId }, context, { idempotencyKey: 'k-3' }),
+  ).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+});
