@@ -137,6 +137,22 @@ describe('closing an order whose pet the read model has not seen held yet', () =
     await expect(close(order.id, context)).rejects.toMatchObject({ code: 'invalid_order_transition' });
   });
 
+  it('judges an If-Match on the streams when the read model has the order a version behind: 409, not 412', async () => {
+    const pet = await availablePet();
+    const { order } = await t.application.placeOrder({ petId: pet.id }, context);
+    await t.application.completeOrder(order.id, context); // another process: the order is at version 1
+    const close = cancelOrderCommand({
+      store: t.store,
+      orders: ordersWith(order),
+      pets: petsBehind(t.application.getPet(pet.id)),
+      clock: systemClock,
+      petTurns: new Turns(),
+    });
+    await expect(close(order.id, context, { expectedVersions: [1] })).rejects.toMatchObject({
+      code: 'invalid_order_transition',
+    });
+  });
+
   it('reads again when the order closes between its read and its pet’s: 409, not a 500', async () => {
     const pet = await availablePet();
     const { order } = await t.application.placeOrder({ petId: pet.id }, context);
