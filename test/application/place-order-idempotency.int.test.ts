@@ -1,4 +1,6 @@
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { idempotencyStreamName, requestHash } from '../../src/domain/idempotency.ts';
 import { startTestApp, type TestApp } from '../support/app.ts';
 
 /**
@@ -68,4 +70,31 @@ it('refuses a key that placed an order for an order of another pet: 422 idempote
   await expect(
     t.application.placeOrder({ petId: otherPetId }, context, { idempotencyKey: 'k-3' }),
   ).rejects.toMatchObject({ code: 'idempotency_key_reused' });
+});
+
+it('places the order a claim of an earlier release promised, when that release died between claiming and placing', async () => {
+  const petId = await availablePetId();
+  await t.store.appendToStream(idempotencyStreamName('key-1', 'k-old'), [
+    {
+      type: 'IdempotencyKeyClaimed',
+      data: {
+        orderId: 424242,
+        requestHash: requestHash({ operation: 'placeOrder', petId }),
+        expiresAt: '2099-01-01T00:00:00.000Z',
+      },
+      metadata: {
+        eventId: randomUUID(),
+        occurredAt: '2026-01-01T00:00:00.000Z',
+        correlationId: 'c',
+        schemaVersion: 1,
+      },
+    },
+  ]);
+  const retry = await t.application.placeOrder({ petId }, context, { idempotencyKey: 'k-old' });
+  expect([retry.replayed, retry.order.id, retry.order.status, t.application.getPet(petId)?.status]).toEqual([
+    true,
+    424242,
+    'placed',
+    'pending',
+  ]);
 });
