@@ -105,6 +105,26 @@ describe('changing a pet on a read model that is behind', () => {
   });
 });
 
+describe('placing an order on a read model that is behind', () => {
+  it('places it for a pet the read model still has held by an order that was cancelled since', async () => {
+    const pet = await availablePet();
+    const { order } = await t.application.placeOrder({ petId: pet.id }, context);
+    const held = t.application.getPet(pet.id);
+    await t.application.cancelOrder(order.id, context);
+    const placeOrder = placeOrderCommand({
+      store: t.store,
+      orders: ordersWith(order),
+      pets: petsBehind(held, order.id),
+      clock: systemClock,
+      petTurns: new Turns(),
+      nextOrderId: () => Promise.resolve(order.id + 1),
+      idempotencyKeyTtlMs: 3600_000,
+    });
+    const placed = await placeOrder({ petId: pet.id }, context);
+    expect([placed.order.id, placed.order.status]).toEqual([order.id + 1, 'placed']);
+  });
+});
+
 describe('closing an order whose pet the read model has not seen held yet', () => {
   it.each([
     ['completes', completeOrderCommand, 'completed'],
