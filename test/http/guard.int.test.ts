@@ -296,6 +296,22 @@ describe.each([
       expect(events[1]!.data.until).toBe(new Date(START + 300_000).toISOString());
     });
 
+    it('records why it banned a key, and the request that did it, in the ban event', async () => {
+      const { secret, keyId } = await service.issueKey({ plan: 'free' });
+      for (let i = 0; i < 71; i++) {
+        await service.app.inject({
+          url: '/v1/pets',
+          remoteAddress: '10.0.0.1',
+          headers: { authorization: `Bearer ${secret}`, 'x-request-id': `flood-${i}` },
+        });
+      }
+      const [, ban] = await service.store.readStream(`apikey-${keyId}`);
+      expect([ban?.data.reason, ban?.metadata.correlationId]).toEqual([
+        'more than 10 requests past the limit in one window',
+        'flood-70',
+      ]);
+    });
+
     it('keeps a banned key out in the next minute window, and lets it in once the ban ends', async () => {
       const { secret } = await service.issueKey({ plan: 'free' });
       for (let i = 0; i < 71; i++) await get('/v1/pets', secret);
