@@ -56,12 +56,13 @@ async function sendRaw(request: string): Promise<RawResponse> {
 }
 
 /**
- * Every byte the server sends back to these, as text, until it closes the connection. The client
- * closes its side once it has written them, unless `keepOpen`.
+ * Every byte the server (the main one, unless `to` names another port) sends back to these, as
+ * text, until it closes the connection. The client closes its side once it has written them,
+ * unless `keepOpen`.
  */
-function receiveAll(request: string, { keepOpen = false } = {}): Promise<string> {
+function receiveAll(request: string, { keepOpen = false, to = port } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connect(to, '127.0.0.1');
     let received = '';
     socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
     socket.on('error', reject);
@@ -498,17 +499,11 @@ describe('a request pipelined behind a slow answer, whose body does not arrive i
       payload: { name: 'Rex', categoryId: 1 },
     });
     const position = created.headers['x-store-position'] as string;
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(heldPort, '127.0.0.1');
-      let received = '';
-      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(received));
-      socket.write(
-        `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Min-Position: ${position}\r\n\r\n` +
-          `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: pipelined-slow-body\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
-      );
-    });
+    const raw = await receiveAll(
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Min-Position: ${position}\r\n\r\n` +
+        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: pipelined-slow-body\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
+      { keepOpen: true, to: heldPort },
+    );
     const second = parse(raw.slice(raw.indexOf('HTTP/1.1', 1)));
     expect([second.status, second.headers['x-request-id']]).toEqual([408, 'pipelined-slow-body']);
   });
@@ -548,31 +543,19 @@ describe('a request whose body does not arrive in time while the guard is still 
   });
 
   it('answers it with the guard’s 401 alone when the guard refuses it', async () => {
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(decidingPort, '127.0.0.1');
-      let received = '';
-      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(received));
-      socket.write(
-        'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer psk_unknown\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":',
-      );
-    });
+    const raw = await receiveAll(
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer psk_unknown\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":',
+      { keepOpen: true, to: decidingPort },
+    );
     expect(raw.match(/HTTP\/1\.1 \d{3} [A-Za-z ]+/g)).toEqual(['HTTP/1.1 401 Unauthorized']);
   });
 
   it('answers it by its route, under its own X-Request-Id, once the guard has decided', async () => {
     const { secret } = await deciding.issueKey({ plan: 'free' });
-    const raw = await new Promise<string>((resolve, reject) => {
-      const socket = connect(decidingPort, '127.0.0.1');
-      let received = '';
-      socket.on('data', (data: Buffer) => (received += data.toString('utf8')));
-      socket.on('error', reject);
-      socket.on('close', () => resolve(received));
-      socket.write(
-        `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-guard-body\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
-      );
-    });
+    const raw = await receiveAll(
+      `POST /v1/pets HTTP/1.1\r\nHost: x\r\nX-Request-Id: slow-guard-body\r\nAuthorization: Bearer ${secret}\r\nContent-Type: application/json\r\nContent-Length: 30\r\n\r\n{"name":`,
+      { keepOpen: true, to: decidingPort },
+    );
     const response = parse(raw);
     expect([
       response.status,
