@@ -26,9 +26,10 @@ export type ServerOptions = {
   /** Run the in-process Kafka forwarder if configured (KAFKA_FORWARDER); under --workers, one worker does. */
   readonly forward?: boolean;
   /**
-   * Called the moment the server listens, before the forwarder starts: `petstore start` installs its
-   * signal handlers there. Installed any later, a SIGTERM in between (a stop as a worker listens)
-   * ends the process by the signal's default action, its requests in flight with it.
+   * Called the moment the server listens (its 'listening' event), before the forwarder starts:
+   * `petstore start` installs its signal handlers there. Installed any later, a SIGTERM in between
+   * (a stop as a worker listens) ends the process by the signal's default action, its requests in
+   * flight with it.
    */
   readonly onListening?: () => void;
   /**
@@ -85,6 +86,13 @@ export async function startServer(
     await observability.started(service.store, service.readModels.readModels);
     // Waited for here, not in startService: the thread starts while the app is built.
     await service.writerStarted;
+    // At the server's 'listening' event, before Fastify logs the address and before `listen`
+    // resolves: under --workers, the primary counts a worker as listening from that moment, and a
+    // SIGTERM it forwards after it must find the handlers (after `await listen`, a loaded machine
+    // left a window in which the signal's default action ended a listening worker: "did not stop
+    // cleanly", status 1).
+    const onListening = options.onListening;
+    if (onListening !== undefined) app.server.once('listening', () => onListening());
     url = await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     // A port in use, a bad host, a writer that cannot start: give the store back (and save
@@ -94,7 +102,6 @@ export async function startServer(
     await service.stop();
     throw error;
   }
-  options.onListening?.();
   listening.resolve();
   // kafkajs is loaded only when forwarding is on.
   const forwarder =
