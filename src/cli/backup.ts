@@ -36,17 +36,27 @@ export async function run(args: string[]): Promise<void> {
   refuseExisting(target);
 
   const partial = `${target}.${process.pid}.partial`;
-  createEmpty(partial, target);
   const removePartial = () => {
     for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
   };
   // Interrupted (Ctrl-C, a stop): the unfinished copy goes too, and the status names the signal.
+  // Listened for before the copy exists: a signal sent on seeing it must find the handler.
   const interrupted = (signal: NodeJS.Signals) => {
     removePartial();
     process.exit(128 + constants.signals[signal]);
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
+  const listenNoMore = () => {
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+  };
+  try {
+    createEmpty(partial, target);
+  } catch (error) {
+    listenNoMore();
+    throw error;
+  }
   let held: SqliteBackup;
   try {
     held = await backupSqliteStore(embeddedStoreFile(config.dataDir), partial).catch((error: unknown) => {
@@ -55,8 +65,7 @@ export async function run(args: string[]): Promise<void> {
     syncFile(partial);
     publish(partial, target);
   } finally {
-    process.off('SIGINT', interrupted);
-    process.off('SIGTERM', interrupted);
+    listenNoMore();
     removePartial();
   }
   syncFile(path.dirname(target));
