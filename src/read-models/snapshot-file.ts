@@ -4,9 +4,8 @@ import path from 'node:path';
 import {
   encodeHeader,
   HEADER_BYTES,
-  parseHeader,
+  headerOf,
   readSnapshot,
-  shortFile,
   SNAPSHOT_FORMAT,
   SNAPSHOT_FORMAT_VERSION,
   type SnapshotHeader,
@@ -81,8 +80,7 @@ export function snapshotDirectory(dir: string): SnapshotStore {
       try {
         handle = await open(fileOf(projection), 'r');
         const { buffer, bytesRead } = await handle.read(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
-        if (bytesRead < HEADER_BYTES) return { ok: false, reason: shortFile(bytesRead) };
-        const header = parseHeader(buffer);
+        const header = headerOf(buffer.subarray(0, bytesRead));
         return typeof header === 'string' ? { ok: false, reason: header } : { ok: true, header };
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

@@ -62,14 +62,19 @@ export function encodeHeader(header: SnapshotHeader): Buffer {
   return line;
 }
 
-/** Why a file shorter than a header is refused. */
-export const shortFile = (bytes: number): string => `${bytes} bytes: truncated, or not a snapshot`;
+/**
+ * The header at the start of `bytes` (a whole file, or as much of its start as was read), or why
+ * there is none this code reads: what a load refuses a file for, and a status shows.
+ */
+export function headerOf(bytes: Buffer): SnapshotHeader | string {
+  if (bytes.length < HEADER_BYTES) return `${bytes.length} bytes: truncated, or not a snapshot`;
+  return parseHeader(bytes.subarray(0, HEADER_BYTES));
+}
 
 /** Checks a whole file, made for `projection`, and parses its body only once every check holds. */
 export function readSnapshot(file: Buffer, projection: string): SnapshotRead {
   const refuse = (reason: string): SnapshotRead => ({ ok: false, reason });
-  if (file.length < HEADER_BYTES) return refuse(shortFile(file.length));
-  const header = parseHeader(file.subarray(0, HEADER_BYTES));
+  const header = headerOf(file);
   if (typeof header === 'string') return refuse(header);
   if (header.projection !== projection)
     return refuse(`a snapshot of ${header.projection}, not ${projection}`);
@@ -117,7 +122,7 @@ function* partLines(body: Buffer): Generator<unknown> {
 }
 
 /** The header, or why it is not one this code reads. */
-export function parseHeader(line: Buffer): SnapshotHeader | string {
+function parseHeader(line: Buffer): SnapshotHeader | string {
   let value: unknown;
   try {
     value = JSON.parse(line.toString('utf8'));
