@@ -18,29 +18,36 @@ export function useFeedReadLimit(): Plugin {
       addValidationRule((context: ValidationContext): ASTVisitor => ({
         OperationDefinition(node) {
           if (node.operation !== 'query') return;
-          const reads = (only: string | ((field: FieldNode) => boolean)) =>
-            countRootFields(node.selectionSet, (name) => context.getFragment(name), only);
-          const feedReads = reads('auditEvents');
-          if (feedReads > 1)
-            context.reportError(
-              createGraphQLError(
-                `The query reads auditEvents ${feedReads} times; one request may read it once (a page reads up to ${FEED_SCAN_LIMIT} events of the store).`,
-                { nodes: node },
-              ),
+          for (const bounded of READ_ONCE) {
+            const reads = countRootFields(
+              node.selectionSet,
+              (name) => context.getFragment(name),
+              bounded.field,
             );
-          const pastReads = reads(readsPastCatalogue);
-          if (pastReads > 1)
-            context.reportError(
-              createGraphQLError(
-                `The query reads pets with asOf ${pastReads} times; one request may read the past catalogue once (a page reads up to ${AS_OF_SCAN_LIMIT} versions of pets).`,
-                { nodes: node },
-              ),
-            );
+            if (reads > 1)
+              context.reportError(
+                createGraphQLError(
+                  `The query reads ${bounded.reads} ${reads} times; one request may read ${bounded.once} once (a page reads up to ${bounded.page}).`,
+                  { nodes: node },
+                ),
+              );
+          }
         },
       }));
     },
   };
 }
+
+/** The root fields one query may read once, what they read, and a page's bound. */
+const READ_ONCE = [
+  { field: 'auditEvents', reads: 'auditEvents', once: 'it', page: `${FEED_SCAN_LIMIT} events of the store` },
+  {
+    field: readsPastCatalogue,
+    reads: 'pets with asOf',
+    once: 'the past catalogue',
+    page: `${AS_OF_SCAN_LIMIT} versions of pets`,
+  },
+] as const;
 
 /** `pets(asOf: …)`: a page of the temporal index, given in the document or by a variable. */
 function readsPastCatalogue(field: FieldNode): boolean {
