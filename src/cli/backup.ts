@@ -1,10 +1,10 @@
-import { closeSync, linkSync, lstatSync, openSync, renameSync, rmSync, statSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, renameSync, statSync } from 'node:fs';
 import { constants } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config.ts';
 import { embeddedStoreFile } from '../eventstore/index.ts';
 import { BackupCopyError, backupSqliteStore, type SqliteBackup } from '../eventstore/sqlite-backup.ts';
-import { SQLITE_FULL, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
+import { removeDatabaseFiles, SQLITE_FULL, sqlitePrimaryCode } from '../shared/sqlite-file.ts';
 import { parseCommandLine } from './command-line.ts';
 import { failureReason } from './failure-reason.ts';
 import { prepareStore } from './store.ts';
@@ -36,9 +36,7 @@ export async function run(args: string[]): Promise<void> {
   refuseExisting(target);
 
   const partial = `${target}.${process.pid}.partial`;
-  const removePartial = () => {
-    for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${partial}${suffix}`, { force: true });
-  };
+  const removePartial = () => removeDatabaseFiles(partial);
   // Interrupted (Ctrl-C, a stop): the unfinished copy goes too, and the status names the signal.
   // Listened for before the copy exists: a signal sent on seeing it must find the handler.
   const interrupted = (signal: NodeJS.Signals) => {

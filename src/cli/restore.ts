@@ -11,6 +11,7 @@ import {
   RestoreRefusedError,
 } from '../eventstore/sqlite-restore.ts';
 import { systemClock } from '../shared/context.ts';
+import { removeDatabaseFiles } from '../shared/sqlite-file.ts';
 import { newEventMetadata } from '../shared/event-metadata.ts';
 import { parseCommandLine } from './command-line.ts';
 import { failureReason } from './failure-reason.ts';
@@ -71,7 +72,7 @@ export async function run(args: string[]): Promise<void> {
     );
     syncFile(partial);
   } catch (error) {
-    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${partial}${suffix}`, { force: true });
+    removeDatabaseFiles(partial);
     if (error instanceof RestoreRefusedError)
       throw new CommandFailure(`cannot restore ${backup}: ${error.message}`);
     throw new CommandFailure(`cannot restore ${backup}: ${failureReason(error)}`, { cause: error });

@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
@@ -15,6 +15,11 @@ export const SQLITE_IOERR = 10;
 export const SQLITE_CORRUPT = 11;
 export const SQLITE_FULL = 13;
 export const SQLITE_NOTADB = 26;
+
+/** Deletes a database file and those SQLite keeps beside it (-journal, -wal, -shm), whichever are there. */
+export function removeDatabaseFiles(file: string): void {
+  for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+}
 
 /** The primary result code of an error node:sqlite threw (SQLITE_BUSY…), or undefined for another error. */
 export function sqlitePrimaryCode(error: unknown): number | undefined {
