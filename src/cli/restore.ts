@@ -164,7 +164,8 @@ function refuseBackup(backup: string, target: string): void {
   const stat = statSync(backup, { throwIfNoEntry: false });
   if (stat === undefined) throw new CommandFailure(`cannot restore ${backup}: there is no such file`);
   if (!stat.isFile()) throw new CommandFailure(`cannot restore ${backup}: it is not a file`);
-  if (existsSync(target) && statSync(target).ino === stat.ino && statSync(target).dev === stat.dev)
+  const store = statSync(target, { throwIfNoEntry: false });
+  if (store !== undefined && store.ino === stat.ino && store.dev === stat.dev)
     throw new CommandFailure(`cannot restore ${backup}: it is the store itself`);
   if (existsSync(`${backup}-wal`))
     throw new CommandFailure(
